@@ -1,0 +1,120 @@
+// shape/extents.hpp -- Extents: a shape known at run time, and run-time broadcasting that throws.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string>
+
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/reduce.hpp>
+#include <fusegrad/shape/shape.hpp>
+
+namespace fusegrad {
+
+/// The extents of a tensor at run time: up to `max_rank` axes, row-major.
+/// Fixed capacity, so building and copying one never allocates.
+class Extents {
+ public:
+  static constexpr std::size_t max_rank = 8;
+
+  constexpr Extents() = default;  // a scalar, rank 0
+
+  constexpr Extents(std::initializer_list<std::size_t> extents) : Extents(std::span(extents.begin(), extents.size())) {}
+
+  constexpr explicit Extents(std::span<const std::size_t> extents) : rank_(extents.size()) {
+    if (extents.size() > max_rank)
+      throw shape_error("fusegrad::Extents: rank " + std::to_string(extents.size()) + " exceeds the maximum of " +
+                        std::to_string(max_rank));
+    std::copy(extents.begin(), extents.end(), data_.begin());
+  }
+
+  /// The extents of a static shape.
+  template <ShapeType S>
+  static constexpr Extents of() {
+    static_assert(is_static_v<S>, "fusegrad::Extents::of<S>(): S has a dyn extent; pass the run-time extents");
+    static_assert(S::rank <= max_rank, "fusegrad::Extents::of<S>(): rank exceeds Extents::max_rank");
+    return Extents(std::span<const std::size_t>(S::extents));
+  }
+
+  [[nodiscard]] constexpr std::size_t rank() const noexcept { return rank_; }
+  [[nodiscard]] constexpr std::size_t operator[](std::size_t axis) const noexcept { return data_[axis]; }
+  [[nodiscard]] constexpr std::size_t& operator[](std::size_t axis) noexcept { return data_[axis]; }
+  [[nodiscard]] constexpr const std::size_t* begin() const noexcept { return data_.data(); }
+  [[nodiscard]] constexpr const std::size_t* end() const noexcept { return data_.data() + rank_; }
+
+  /// The number of elements (1 for a scalar).
+  [[nodiscard]] constexpr std::size_t size() const noexcept {
+    std::size_t n = 1;
+    for (std::size_t e : *this) n *= e;
+    return n;
+  }
+
+  friend constexpr bool operator==(const Extents& a, const Extents& b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+  /// "(3,2)"; "()" for a scalar.
+  [[nodiscard]] std::string to_string() const {
+    std::string out = "(";
+    for (std::size_t i = 0; i < rank_; ++i) {
+      if (i) out += ',';
+      out += std::to_string(data_[i]);
+    }
+    return out + ')';
+  }
+
+ private:
+  std::array<std::size_t, max_rank> data_{};
+  std::size_t rank_ = 0;
+};
+
+/// Whether run-time extents fit a compile-time shape (same rank, equal where S is static).
+template <ShapeType S>
+constexpr bool fits(const Extents& e) noexcept {
+  if (e.rank() != S::rank) return false;
+  for (std::size_t i = 0; i < S::rank; ++i)
+    if (S::extents[i] != dyn && S::extents[i] != e[i]) return false;
+  return true;
+}
+
+/// Checks that run-time extents fit S; `what` names the call for the message.
+template <ShapeType S>
+void require_fits(const Extents& e, const char* what) {
+  if (!fits<S>(e))
+    throw shape_error(std::string(what) + ": extents " + e.to_string() + " do not fit the declared shape " +
+                      to_string<S>());
+}
+
+/// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
+/// Throws shape_error naming both shapes and the first axis that clashes.
+constexpr Extents broadcast(const Extents& a, const Extents& b) {
+  const std::size_t rank = std::max(a.rank(), b.rank());
+  std::array<std::size_t, Extents::max_rank> out{};
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t ea = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
+    const std::size_t eb = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
+    if (ea != eb && ea != 1 && eb != 1)
+      throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() +
+                        " do not broadcast: axis " + std::to_string(i) + " of the result has extents " +
+                        std::to_string(ea) + " and " + std::to_string(eb) +
+                        "; extents must be equal or one of them 1 (axes align from the right)");
+    out[i] = ea == 1 ? eb : ea;
+  }
+  return Extents(std::span<const std::size_t>(out.data(), rank));
+}
+
+/// The extents left after reducing over the axes marked in `mask`.
+constexpr Extents reduce_extents(const Extents& e, std::span<const bool> mask, keep_dims keep) {
+  std::array<std::size_t, Extents::max_rank> out{};
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < e.rank(); ++i) {
+    if (!mask[i]) out[j++] = e[i];
+    else if (keep == keep_dims::yes) out[j++] = 1;
+  }
+  return Extents(std::span<const std::size_t>(out.data(), j));
+}
+
+}  // namespace fusegrad
