@@ -1,4 +1,4 @@
-// shape/reduce_broadcast.hpp -- sums a broadcast gradient back to its operand's shape.
+// shape/reduce_broadcast.hpp -- sums a broadcast gradient back to its operand's shape, and its forward twin.
 #pragma once
 
 #include <Eigen/Core>
@@ -7,6 +7,56 @@
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad {
+
+namespace detail {
+
+// Walks row-major data of `big` in contiguous chunks of the innermost run, calling
+// chunk(big_offset, small_offset, length, innermost_is_broadcast). Outer runs advance an
+// odometer; broadcast runs do not move the small offset. No allocation.
+template <class Chunk>
+void for_each_broadcast_chunk(const axis_runs& layout, Chunk&& chunk) {
+  if (layout.count == 0) {  // every extent is 1: one element
+    chunk(std::size_t{0}, std::size_t{0}, std::size_t{1}, false);
+    return;
+  }
+  std::array<std::size_t, Extents::max_rank> small_stride{}, index{};
+  std::size_t stride = 1;
+  for (std::size_t r = layout.count; r-- > 0;) {
+    small_stride[r] = layout.runs[r].broadcast ? 0 : stride;
+    if (!layout.runs[r].broadcast) stride *= layout.runs[r].extent;
+  }
+  const std::size_t inner = layout.runs[layout.count - 1].extent;
+  const bool inner_broadcast = layout.runs[layout.count - 1].broadcast;
+  const std::size_t total = layout.span(0, layout.count);
+  std::size_t small = 0;
+  for (std::size_t big = 0; big < total; big += inner) {
+    chunk(big, small, inner, inner_broadcast);
+    for (std::size_t r = layout.count - 1; r-- > 0;) {
+      small += small_stride[r];
+      if (++index[r] < layout.runs[r].extent) break;
+      small -= small_stride[r] * index[r];
+      index[r] = 0;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Adds to `target_grad` (shaped `target`) the gradient `grad` (shaped `grad_extents`)
+/// summed over the axes that broadcasting added or expanded. Allocation-free; the fused
+/// sweep uses it directly. Throws shape_error as reduce_broadcast does.
+template <class T>
+void reduce_broadcast_into(T* target_grad, const T* grad, const Extents& grad_extents, const Extents& target) {
+  using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const detail::axis_runs layout(target, grad_extents, "fusegrad::reduce_broadcast");
+  detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
+    const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
+    if (broadcast)
+      target_grad[small] += chunk.sum();
+    else
+      Eigen::Map<Vec>(target_grad + small, static_cast<Eigen::Index>(n)) += chunk;
+  });
+}
 
 /// The gradient of an operand that was broadcast from `target` to `grad_extents`:
 /// sums `grad` over the leading axes broadcasting added and over the axes where `target`
@@ -19,27 +69,30 @@ template <class Derived>
 [[nodiscard]] Eigen::Array<typename Derived::Scalar, Eigen::Dynamic, 1> reduce_broadcast(
     const Eigen::ArrayBase<Derived>& grad, const Extents& grad_extents, const Extents& target) {
   using T = typename Derived::Scalar;
-  using Block = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   if (static_cast<std::size_t>(grad.size()) != grad_extents.size())
     throw shape_error("fusegrad::reduce_broadcast: the gradient holds " + std::to_string(grad.size()) +
                       " elements but its extents " + grad_extents.to_string() + " say " +
                       std::to_string(grad_extents.size()));
-  const detail::axis_runs layout(target, grad_extents, "fusegrad::reduce_broadcast");
+  const Eigen::Array<T, Eigen::Dynamic, 1> g = grad;  // contiguous, whatever `grad` is
+  Eigen::Array<T, Eigen::Dynamic, 1> out = Eigen::Array<T, Eigen::Dynamic, 1>::Zero(
+      static_cast<Eigen::Index>(target.size()));
+  reduce_broadcast_into(out.data(), g.data(), grad_extents, target);
+  return out;
+}
 
-  Eigen::Array<T, Eigen::Dynamic, 1> current = grad;
-  // Reduce one broadcast run at a time, right to left, so that `inner` stays contiguous.
-  for (std::size_t r = layout.count; r-- > 0;) {
-    if (!layout.runs[r].broadcast) continue;
-    const std::size_t k = layout.runs[r].extent;
-    const std::size_t outer = layout.span(0, r);
-    const std::size_t inner = current.size() / (outer * k);
-    Eigen::Array<T, Eigen::Dynamic, 1> next(outer * inner);
-    for (std::size_t o = 0; o < outer; ++o)
-      next.segment(o * inner, inner) =
-          Eigen::Map<const Block>(current.data() + o * k * inner, k, inner).colwise().sum().transpose();
-    current = std::move(next);
-  }
-  return current;
+/// Writes into `out` (shaped `to`) the values (shaped `from`) repeated along broadcast axes.
+/// Allocation-free; throws shape_error when `from` does not broadcast to `to`.
+template <class T>
+void broadcast_into(T* out, const T* values, const Extents& from, const Extents& to) {
+  using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const detail::axis_runs layout(from, to, "fusegrad::broadcast_to");
+  detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
+    Eigen::Map<Vec> chunk(out + big, static_cast<Eigen::Index>(n));
+    if (broadcast)
+      chunk.setConstant(values[small]);
+    else
+      chunk = Eigen::Map<const Vec>(values + small, static_cast<Eigen::Index>(n));
+  });
 }
 
 /// Broadcasting as data: repeats `values` (shaped `from`) to the extents `to`, row-major.
@@ -48,24 +101,13 @@ template <class Derived>
 [[nodiscard]] Eigen::Array<typename Derived::Scalar, Eigen::Dynamic, 1> broadcast_to(
     const Eigen::ArrayBase<Derived>& values, const Extents& from, const Extents& to) {
   using T = typename Derived::Scalar;
-  using Block = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
-  const detail::axis_runs layout(from, to, "fusegrad::broadcast_to");
-
-  Eigen::Array<T, Eigen::Dynamic, 1> current = values;
-  // Expand one broadcast run at a time, left to right.
-  for (std::size_t r = 0; r < layout.count; ++r) {
-    if (!layout.runs[r].broadcast) continue;
-    const std::size_t k = layout.runs[r].extent;
-    const std::size_t outer = layout.span(0, r);
-    const std::size_t inner = current.size() / outer;
-    Eigen::Array<T, Eigen::Dynamic, 1> next(outer * k * inner);
-    for (std::size_t o = 0; o < outer; ++o)
-      Eigen::Map<Block>(next.data() + o * k * inner, k, inner).rowwise() =
-          Eigen::Map<const Row>(current.data() + o * inner, inner);
-    current = std::move(next);
-  }
-  return current;
+  if (static_cast<std::size_t>(values.size()) != from.size())
+    throw shape_error("fusegrad::broadcast_to: the values hold " + std::to_string(values.size()) +
+                      " elements but their extents " + from.to_string() + " say " + std::to_string(from.size()));
+  const Eigen::Array<T, Eigen::Dynamic, 1> v = values;
+  Eigen::Array<T, Eigen::Dynamic, 1> out(static_cast<Eigen::Index>(to.size()));
+  broadcast_into(out.data(), v.data(), from, to);
+  return out;
 }
 
 }  // namespace fusegrad

@@ -1,0 +1,77 @@
+// concepts.hpp -- the roles types play in fusegrad: expressions, leaves, op specs.
+#pragma once
+
+#include <complex>
+#include <concepts>
+#include <string_view>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <fusegrad/shape/any_shape.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad {
+
+/// Which values an op's vector-Jacobian product reads. This is what the fused sweep keeps:
+/// a node's block value is stored only when its own VJP reads its output or its parent's
+/// VJP reads it as an input; otherwise it stays a lazy Eigen expression, inlined once.
+enum class vjp_needs { none, input, output, input_and_output };
+
+constexpr bool needs_input(vjp_needs n) { return n == vjp_needs::input || n == vjp_needs::input_and_output; }
+constexpr bool needs_output(vjp_needs n) { return n == vjp_needs::output || n == vjp_needs::input_and_output; }
+
+/// How the fused sweep treats a node: a leaf holds data, an element-wise node is fused into
+/// its segment's loop, a materialised node (reduction, matmul ...) computes a whole array.
+enum class node_kind { leaf, elementwise, materialized };
+
+/// A scalar type fusegrad computes with: float, double, or a complex of them (complex step).
+template <class T>
+concept Scalar = std::floating_point<T> || std::same_as<T, std::complex<float>> ||
+                 std::same_as<T, std::complex<double>>;
+
+/// A node of an expression: its scalar type, static shape, kind, and run-time extents.
+template <class E>
+concept Expression = requires(const E& e) {
+  typename E::value_type;
+  requires Scalar<typename E::value_type>;
+  typename E::shape;
+  requires ShapeLike<typename E::shape>;
+  { E::kind } -> std::convertible_to<node_kind>;
+  { e.extents() } -> std::same_as<Extents>;
+};
+
+/// What an operation accepts: an expression or a leaf, by any reference.
+template <class E>
+concept Differentiable = Expression<std::remove_cvref_t<E>>;
+
+/// A leaf that can receive gradients (a Var, a Tensor).
+template <class E>
+concept GradLeaf = Expression<E> && E::kind == node_kind::leaf && E::takes_grad;
+
+/// A plain number that may stand beside an expression (`2.0 * x`): converted to a constant.
+template <class T>
+concept Number = std::is_arithmetic_v<std::remove_cvref_t<T>> || Scalar<std::remove_cvref_t<T>>;
+
+/// An element-wise unary op spec: a name, what its VJP reads, its value and VJP as Eigen
+/// array expressions (checked here on Eigen::ArrayXd). See ops/sin.hpp.
+template <class Op>
+concept UnaryOp = requires(const Eigen::ArrayXd& a) {
+  { Op::name } -> std::convertible_to<std::string_view>;
+  { Op::needs } -> std::convertible_to<vjp_needs>;
+  Op::value(a);
+  Op::vjp(/*dy*/ a, /*x*/ a, /*y*/ a);
+};
+
+/// An element-wise binary op spec: as UnaryOp, with one VJP per side. Both VJPs return
+/// arrays in the broadcast shape; the node, not the op, reduces them to operand shapes.
+template <class Op>
+concept BinaryOp = requires(const Eigen::ArrayXd& a) {
+  { Op::name } -> std::convertible_to<std::string_view>;
+  { Op::needs } -> std::convertible_to<vjp_needs>;
+  Op::value(a, a);
+  Op::vjp_lhs(/*dy*/ a, /*lhs*/ a, /*rhs*/ a, /*y*/ a);
+  Op::vjp_rhs(/*dy*/ a, /*lhs*/ a, /*rhs*/ a, /*y*/ a);
+};
+
+}  // namespace fusegrad

@@ -1,0 +1,60 @@
+// expr/storage.hpp -- which Eigen array holds values of a given shape, and the fused block length.
+#pragma once
+
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include <fusegrad/shape/any_shape.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad {
+
+/// Static shapes up to this many bytes live in fixed-size Eigen arrays (no heap); larger
+/// or run-time shapes use dynamic arrays. Eigen refuses stack objects past 128 KiB.
+inline constexpr std::size_t max_fixed_bytes = 16 * 1024;
+
+namespace detail {
+template <class T, ShapeLike S>
+constexpr int eigen_rows() {
+  constexpr std::size_t n = static_size_v<S>;
+  if constexpr (n == dyn || n * sizeof(T) > max_fixed_bytes || n == 0) {
+    return Eigen::Dynamic;
+  } else {
+    return static_cast<int>(n);
+  }
+}
+}  // namespace detail
+
+// storage_t<T, S>: the flat, row-major Eigen array that holds a value of shape S.
+template <class T, ShapeLike S>
+using storage_t = Eigen::Array<T, detail::eigen_rows<T, S>(), 1>;
+
+// has_fixed_storage_v<T, S>: whether storage_t<T, S> lives without the heap.
+template <class T, ShapeLike S>
+inline constexpr bool has_fixed_storage_v = detail::eigen_rows<T, S>() != Eigen::Dynamic;
+
+/// A storage_t of the right size for run-time extents (a no-op resize for fixed storage).
+template <class T, ShapeLike S>
+storage_t<T, S> make_storage(const Extents& e) {
+  storage_t<T, S> out;
+  out.resize(static_cast<Eigen::Index>(e.size()));
+  return out;
+}
+
+namespace detail {
+
+/// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
+/// this many elements (fixed-size Eigen arrays, so they vectorise and stay in L1), then
+/// the reverse sweep runs on the same block before moving on. 64 doubles per node keeps a
+/// 20-node chain inside 10 KiB of stack.
+inline constexpr Eigen::Index block_length = 64;
+
+// block_t<T, N>: the array type of one node's value on one block of N elements
+// (N = Eigen::Dynamic for the last, partial block; it still never exceeds block_length).
+template <class T, int N>
+using block_t = Eigen::Array<T, N, 1, Eigen::ColMajor, N == Eigen::Dynamic ? block_length : N, 1>;
+
+}  // namespace detail
+
+}  // namespace fusegrad

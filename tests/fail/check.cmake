@@ -1,0 +1,42 @@
+# tests/fail/check.cmake -- runs one compile-fail test (cmake -P; see tests/CMakeLists.txt).
+#   VARIANT=ok: building TARGET (the snippet without FUSEGRAD_FAIL) must succeed.
+#   VARIANT=ko: building TARGET (with FUSEGRAD_FAIL) must fail, and the diagnostic must match the
+#               CMake regex on SOURCE's first line, "// expect: <regex>".
+foreach(var BUILD_DIR TARGET SOURCE VARIANT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(config_args)
+if(CONFIG)
+  set(config_args --config ${CONFIG})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${TARGET} ${config_args}
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+
+if(VARIANT STREQUAL "ok")
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${SOURCE}: the legal twin (without FUSEGRAD_FAIL) does not compile:\n${output}")
+  endif()
+  message(STATUS "${SOURCE}: the legal twin compiles")
+  return()
+endif()
+
+if(result EQUAL 0)
+  message(FATAL_ERROR "${SOURCE}: compiled with FUSEGRAD_FAIL defined, but it must not compile")
+endif()
+file(READ ${SOURCE} text LIMIT 4096)
+if(NOT text MATCHES "^// expect: ([^\n]+)")
+  message(FATAL_ERROR "${SOURCE}: the first line must be '// expect: <regex>'")
+endif()
+set(expect "${CMAKE_MATCH_1}")
+# Ninja echoes the failed command line (it holds the file name and -DFUSEGRAD_FAIL); drop it so
+# that the regex can only match what the compiler said.
+string(REGEX REPLACE "FAILED: [^\n]*\n[^\n]*\n" "" diagnostics "${output}")
+if(NOT diagnostics MATCHES "${expect}")
+  message(FATAL_ERROR "${SOURCE}: it does not compile, as expected, but the diagnostic does not match\n"
+                      "  expect: ${expect}\n"
+                      "compiler output:\n${diagnostics}")
+endif()
+message(STATUS "${SOURCE}: does not compile, and the diagnostic matches '${expect}'")
