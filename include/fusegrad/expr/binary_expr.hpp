@@ -1,0 +1,47 @@
+// expr/binary_expr.hpp -- binary_expr<Op, L, R>: one element-wise node with NumPy broadcasting.
+#pragma once
+
+#include <type_traits>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/closure.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// Left undefined: mixing float and double instantiates it, so the compiler names both types.
+template <class L, class R>
+struct operands_have_different_scalar_types;
+}  // namespace detail
+
+/// The node `lhs Op rhs`. Its static shape is broadcast_t of the operands' (a mismatch is a
+/// compile error naming both); run-time extents are broadcast, or throw shape_error.
+template <BinaryOp Op, class L, class R>
+struct binary_expr {
+  using op = Op;
+  using lhs_type = detail::node_t<L>;
+  using rhs_type = detail::node_t<R>;
+  static_assert(std::is_same_v<typename lhs_type::value_type, typename rhs_type::value_type>,
+                "fusegrad: both operands must have the same scalar type (cast one of them; "
+                "see 'operands_have_different_scalar_types' below)");
+  using value_type = typename std::conditional_t<
+      std::is_same_v<typename lhs_type::value_type, typename rhs_type::value_type>, lhs_type,
+      detail::operands_have_different_scalar_types<typename lhs_type::value_type,
+                                                   typename rhs_type::value_type>>::value_type;
+  using shape = common_shape_t<typename lhs_type::shape, typename rhs_type::shape>;
+  static constexpr node_kind kind = node_kind::elementwise;
+  static constexpr bool takes_grad = lhs_type::takes_grad || rhs_type::takes_grad;
+
+  L lhs;
+  R rhs;
+
+  [[nodiscard]] Extents extents() const {
+    if constexpr (ShapeType<shape> && is_static_v<shape>) {
+      return Extents::of<shape>();
+    } else {
+      return broadcast(lhs.extents(), rhs.extents());
+    }
+  }
+};
+
+}  // namespace fusegrad

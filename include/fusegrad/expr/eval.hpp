@@ -1,0 +1,50 @@
+// expr/eval.hpp -- eval(expr): the value of a static expression, computed by the fused loops.
+#pragma once
+
+#include <type_traits>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/storage.hpp>
+#include <fusegrad/expr/sweep.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// Sinks for a sweep that computes no gradient.
+struct no_gradients {
+  template <class L>
+  typename L::value_type* sink_for(const L&) const noexcept {
+    return nullptr;
+  }
+};
+
+// result_t<E>: a scalar for rank-0 expressions, else the flat row-major array of its shape.
+template <class E>
+using result_t = std::conditional_t<std::is_same_v<typename E::shape, Shape<>>, typename E::value_type,
+                                    storage_t<typename E::value_type, typename E::shape>>;
+
+template <class E, class Out>
+Out flatten_result(const storage_t<typename E::value_type, typename E::shape>& values) {
+  if constexpr (std::is_same_v<Out, typename E::value_type>) return values[0];
+  else return values;
+}
+}  // namespace detail
+
+/// The value of an expression: a scalar for rank-0 expressions, else a flat row-major
+/// Eigen array of the expression's extents. Element-wise chains run as one fused loop.
+/// Example: examples/static_gradient.cpp.
+template <Differentiable E>
+[[nodiscard]] auto eval(const E& expr) {
+  using node = std::remove_cvref_t<E>;
+  using T = typename node::value_type;
+  using S = typename node::shape;
+  const Extents extents = expr.extents();
+  detail::no_gradients sinks;
+  detail::sweep_state<node, S> state(expr, extents, sinks);
+  state.forward();
+  auto out = make_storage<T, S>(extents);
+  detail::run_segment<S>(state, extents, detail::store_values<T>{out.data()});
+  return detail::flatten_result<node, detail::result_t<node>>(out);
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,181 @@
+// expr/grad.hpp -- value_and_grad, grad and vjp: the fused reverse sweep of a static expression.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/leaf.hpp>
+#include <fusegrad/expr/storage.hpp>
+#include <fusegrad/expr/sweep.hpp>
+
+namespace fusegrad {
+
+/// A leaf that value_and_grad can differentiate with respect to: a Var of static rank.
+template <class V>
+concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::shape>;
+
+namespace detail {
+
+// grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else an array shaped like V.
+template <class V>
+using grad_t = std::conditional_t<std::is_same_v<typename V::shape, Shape<>>, typename V::value_type,
+                                  storage_t<typename V::value_type, typename V::shape>>;
+
+// Routes each leaf occurrence to the gradient of the requested var it is (by address), or
+// nowhere. A var used several times gets every occurrence's contribution added.
+template <class... Vars>
+struct var_sinks {
+  std::tuple<const Vars*...> vars;
+  std::tuple<storage_t<typename Vars::value_type, typename Vars::shape>...> grads;
+
+  explicit var_sinks(const Vars&... v)
+      : vars(&v...),
+        grads(storage_t<typename Vars::value_type, typename Vars::shape>::Zero(
+            static_cast<Eigen::Index>(v.extents().size()))...) {}
+
+  template <class L>
+  typename L::value_type* sink_for(const L& leaf) {
+    typename L::value_type* out = nullptr;
+    if constexpr (L::takes_grad) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (match<I>(leaf, out), ...);
+      }(std::index_sequence_for<Vars...>{});
+    }
+    return out;
+  }
+
+  template <std::size_t I, class L>
+  void match(const L& leaf, typename L::value_type*& out) {
+    using V = std::tuple_element_t<I, std::tuple<Vars...>>;
+    if constexpr (std::is_same_v<V, L>)
+      if (!out && std::get<I>(vars) == &leaf) out = std::get<I>(grads).data();
+  }
+
+  template <std::size_t I>
+  auto result() {
+    using V = std::tuple_element_t<I, std::tuple<Vars...>>;
+    if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>) return std::get<I>(grads)[0];
+    else return std::move(std::get<I>(grads));
+  }
+};
+
+// The reverse sweep from `upstream` (shaped like the root, or a single value for a
+// scalar root). When the root is sum or mean of an element-wise chain and the upstream is
+// one value, the forward and reverse sweeps share ONE loop: the chain's upstream is known
+// before its values are, so each block is evaluated and differentiated in one visit.
+template <class E, class Sinks, class U>
+auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
+  using T = typename E::value_type;
+  using S = typename E::shape;
+  const Extents extents = expr.extents();
+  if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> &&
+                std::is_same_v<U, T>) {
+    using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
+    const X& chain = std::get<0>(expr.args);
+    const Extents chain_extents = chain.extents();
+    const T scale = E::op::template scale<T>(chain_extents.size());
+    sweep_state<X, typename X::shape> state(chain, chain_extents, sinks);
+    state.forward();
+    const T seed = upstream * scale;
+    segment_access<T, Shape<>, typename X::shape> up(&seed, Extents{}, chain_extents, nullptr);
+    up.load();
+    T total(0);
+    run_segment<typename X::shape>(state, chain_extents, sum_values<T>{&total}, &up);
+    state.finish();
+    storage_t<T, S> out = storage_t<T, S>::Constant(static_cast<Eigen::Index>(extents.size()), total * scale);
+    return out;
+  } else {
+    sweep_state<E, S> state(expr, extents, sinks);
+    state.forward();
+    const T* up_values;
+    if constexpr (std::is_same_v<U, T>) up_values = &upstream;
+    else up_values = upstream.data();
+    segment_access<T, AnyShape, S> up(up_values, upstream_extents, extents, nullptr);
+    up.load();
+    auto out = make_storage<T, S>(extents);
+    run_segment<S>(state, extents, store_values<T>{out.data()}, &up);
+    state.finish();
+    return out;
+  }
+}
+
+template <class V>
+inline constexpr bool is_variable_v = Variable<V>;
+
+}  // namespace detail
+
+/// The value of a scalar expression and its gradient with respect to each var, in one
+/// fused reverse sweep: `auto [v, dx, dy] = fg::value_and_grad(f, x, y);`. Each gradient
+/// is shaped like its var (a scalar for Shape<> vars). No tape; for static shapes, no heap.
+/// Example: examples/static_gradient.cpp.
+template <Differentiable E, class... Vars>
+[[nodiscard]] auto value_and_grad(const E& f, const Vars&... vars) {
+  using node = std::remove_cvref_t<E>;
+  using T = typename node::value_type;
+  static_assert(sizeof...(Vars) > 0, "fusegrad::value_and_grad(f, vars...): name at least one var");
+  static_assert((detail::is_variable_v<Vars> && ...),
+                "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var; a Const or an "
+                "expression takes no gradient");
+  static_assert(std::is_same_v<typename node::shape, AnyShape> || static_size_v<typename node::shape> == 1,
+                "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
+                "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
+  if constexpr (std::is_same_v<typename node::shape, AnyShape>) {
+    if (f.extents().size() != 1)
+      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
+                        ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
+  }
+  detail::var_sinks<Vars...> sinks(vars...);
+  const auto value = detail::reverse_sweep(f, sinks, T(1), Extents{});
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<T, detail::grad_t<Vars>...>(value[0], sinks.template result<I>()...);
+  }(std::index_sequence_for<Vars...>{});
+}
+
+/// The gradient of a scalar expression with respect to one var, or a tuple of gradients
+/// for several: `auto dx = fg::grad(f, x);`, `auto [dx, dy] = fg::grad(f, x, y);`.
+template <Differentiable E, class... Vars>
+[[nodiscard]] auto grad(const E& f, const Vars&... vars) {
+  auto all = value_and_grad(f, vars...);
+  if constexpr (sizeof...(Vars) == 1) {
+    return std::get<1>(std::move(all));
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<detail::grad_t<Vars>...>(std::get<I + 1>(std::move(all))...);
+    }(std::index_sequence_for<Vars...>{});
+  }
+}
+
+/// The vector-Jacobian product of any expression: its value (flat, row-major) and the
+/// gradient of `sum(upstream * f)` with respect to each var. `upstream` is an Eigen array
+/// holding f's extents (or a single value, broadcast). Example: tests/expr/vjp_test.cpp.
+template <Differentiable E, class Upstream, class... Vars>
+[[nodiscard]] auto vjp(const E& f, const Upstream& upstream, const Vars&... vars) {
+  using node = std::remove_cvref_t<E>;
+  using T = typename node::value_type;
+  static_assert((detail::is_variable_v<Vars> && ...),
+                "fusegrad::vjp(f, upstream, vars...): every var must be a fusegrad::Var; a Const or an expression "
+                "takes no gradient");
+  const Extents extents = f.extents();
+  detail::var_sinks<Vars...> sinks(vars...);
+  auto value = [&] {
+    if constexpr (std::is_convertible_v<Upstream, T>) {
+      return detail::reverse_sweep(f, sinks, T(upstream), Extents{});
+    } else {
+      if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
+        throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
+                          " elements but f has shape " + extents.to_string());
+      const Eigen::Array<T, Eigen::Dynamic, 1> up = upstream;
+      const Extents up_extents = up.size() == 1 ? Extents{} : extents;
+      return detail::reverse_sweep(f, sinks, up, up_extents);
+    }
+  }();
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<decltype(value), detail::grad_t<Vars>...>(std::move(value), sinks.template result<I>()...);
+  }(std::index_sequence_for<Vars...>{});
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,159 @@
+// expr/leaf.hpp -- Var and Const: the leaves of static expressions, owning or viewing their data.
+#pragma once
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/expr/storage.hpp>
+
+namespace fusegrad {
+
+/// Storage policy: the leaf owns its values (fixed-size for small static shapes).
+struct owning {};
+/// Storage policy: the leaf reads memory owned by the caller (no copy; keep it alive).
+struct view {};
+
+namespace detail {
+
+// Values and extents of a leaf. Shared by Var and Const, which differ only in takes_grad.
+template <Scalar T, ShapeType S, class Storage>
+class leaf_data;
+
+template <Scalar T, ShapeType S>
+class leaf_data<T, S, owning> {
+ public:
+  using value_type = T;
+  using shape = S;
+  static constexpr node_kind kind = node_kind::leaf;
+
+  leaf_data()
+    requires is_static_v<S>
+      : values_(storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>))), extents_(Extents::of<S>()) {}
+
+  /// From values listed in row-major order; a static shape needs exactly size_v<S> of them.
+  leaf_data(std::initializer_list<T> values)
+    requires is_static_v<S>
+      : leaf_data() {
+    if (values.size() != size_v<S>)
+      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for shape " + to_string<S>() +
+                        ", which holds " + std::to_string(size_v<S>));
+    std::copy(values.begin(), values.end(), values_.data());
+  }
+
+  /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
+  explicit leaf_data(T value)
+    requires(S::rank == 0)
+      : values_(storage_t<T, S>::Constant(1, value)), extents_() {}
+
+  /// From run-time extents (checked against S) and values in row-major order.
+  leaf_data(const Extents& extents, std::initializer_list<T> values) : leaf_data(extents) {
+    if (values.size() != extents.size())
+      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for extents " +
+                        extents.to_string() + ", which hold " + std::to_string(extents.size()));
+    std::copy(values.begin(), values.end(), values_.data());
+  }
+
+  /// Zeros of the given run-time extents (checked against S).
+  explicit leaf_data(const Extents& extents) : extents_(extents) {
+    require_fits<S>(extents, "fusegrad leaf");
+    values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(extents.size()));
+  }
+
+  /// From an Eigen vector (rank-1 or scalar shapes) or matrix (rank-2 shapes, copied row-major).
+  template <class Derived>
+  explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(extents_of_eigen(eigen)) {
+    require_fits<S>(extents_, "fusegrad leaf from an Eigen object");
+    values_.resize(static_cast<Eigen::Index>(extents_.size()));
+    if constexpr (S::rank == 2) {
+      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          values_.data(), eigen.rows(), eigen.cols()) = eigen.derived().template cast<T>().matrix();
+    } else {
+      values_ = eigen.derived().template cast<T>().reshaped().array();
+    }
+  }
+
+  [[nodiscard]] Extents extents() const { return extents_; }
+  [[nodiscard]] const T* data() const noexcept { return values_.data(); }
+  [[nodiscard]] T* data() noexcept { return values_.data(); }
+  /// The values, flat and row-major; writable, so an optimiser can update them in place.
+  [[nodiscard]] auto value() noexcept { return Eigen::Map<storage_t<T, S>>(values_.data(), values_.size()); }
+  [[nodiscard]] auto value() const noexcept {
+    return Eigen::Map<const storage_t<T, S>>(values_.data(), values_.size());
+  }
+
+ protected:
+  template <class Derived>
+  static Extents extents_of_eigen(const Eigen::DenseBase<Derived>& e) {
+    if constexpr (S::rank == 0) return Extents{};
+    else if constexpr (S::rank == 1) return Extents{static_cast<std::size_t>(e.size())};
+    else if constexpr (S::rank == 2) return Extents{static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols())};
+    else static_assert(S::rank <= 2, "fusegrad: build leaves of rank > 2 from Extents and values, not from Eigen objects");
+  }
+
+ private:
+  storage_t<T, S> values_;
+  Extents extents_;
+};
+
+template <Scalar T, ShapeType S>
+class leaf_data<T, S, view> {
+ public:
+  using value_type = T;
+  using shape = S;
+  static constexpr node_kind kind = node_kind::leaf;
+
+  /// Views `extents.size()` values at `data`, row-major; the caller keeps them alive.
+  leaf_data(const T* data, const Extents& extents) : data_(data), extents_(extents) {
+    require_fits<S>(extents, "fusegrad leaf view");
+  }
+  /// Views `data`, whose extents are those of S (all static).
+  explicit leaf_data(const T* data)
+    requires is_static_v<S>
+      : data_(data), extents_(Extents::of<S>()) {}
+  /// Views a contiguous Eigen vector, or a row-major matrix for a rank-2 shape.
+  template <class Derived>
+    requires(bool(Derived::IsVectorAtCompileTime) || (S::rank == 2 && bool(Derived::IsRowMajor)))
+  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen)
+      : leaf_data(eigen.data(), S::rank == 2 ? Extents{static_cast<std::size_t>(eigen.rows()),
+                                                       static_cast<std::size_t>(eigen.cols())}
+                                             : (S::rank == 0 ? Extents{} : Extents{static_cast<std::size_t>(eigen.size())})) {
+  }
+
+  [[nodiscard]] Extents extents() const { return extents_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] auto value() const noexcept {
+    return Eigen::Map<const storage_t<T, S>>(data_, static_cast<Eigen::Index>(extents_.size()));
+  }
+
+ private:
+  const T* data_;
+  Extents extents_;
+};
+
+}  // namespace detail
+
+/// A variable: a leaf that receives gradients. `Var<double, Shape<3>> x{1.0, 2.0, 3.0};`
+/// Static shapes up to max_fixed_bytes own fixed-size storage, so no heap is touched.
+/// `Var<double, Shape<dyn>, view> x(data, {n});` reads caller memory without copying.
+/// Example: examples/static_gradient.cpp.
+template <Scalar T, ShapeType S, class Storage = owning>
+class Var : public detail::leaf_data<T, S, Storage> {
+ public:
+  using detail::leaf_data<T, S, Storage>::leaf_data;
+  static constexpr bool takes_grad = true;
+};
+
+/// A constant: a leaf that never receives gradients (data, targets, literals).
+template <Scalar T, ShapeType S, class Storage = owning>
+class Const : public detail::leaf_data<T, S, Storage> {
+ public:
+  using detail::leaf_data<T, S, Storage>::leaf_data;
+  static constexpr bool takes_grad = false;
+};
+
+}  // namespace fusegrad

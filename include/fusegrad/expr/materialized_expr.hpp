@@ -1,0 +1,63 @@
+// expr/materialized_expr.hpp -- materialized_expr<Op, Xs...>: a node that computes a whole array
+// (reductions, matmul, transpose), generic over its op spec.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include <tuple>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/closure.hpp>
+
+namespace fusegrad {
+
+/// The inputs of a materialised op as contiguous row-major arrays with their extents.
+/// Both layers call the op through this one view: the fused sweep on its buffers, the
+/// tape on Tensor storage.
+template <class T, std::size_t N>
+struct operands {
+  std::array<const T*, N> values;
+  std::array<Extents, N> extents;
+};
+
+/// A materialised op spec: name, what its VJP reads, its result shape (static and run time),
+/// its value written into an output array, and one VJP per operand written into a
+/// gradient array (`=`, not `+=`). See ops/sum.hpp and ops/matmul.hpp.
+template <class Op>
+concept MaterializedOp = requires {
+  { Op::name } -> std::convertible_to<std::string_view>;
+  { Op::needs } -> std::convertible_to<vjp_needs>;
+  { Op::arity } -> std::convertible_to<std::size_t>;
+};
+
+/// An op whose result is `scale(n) * sum(x)` over all n elements (sum, mean): its operand's
+/// segment is reduced block by block inside the fused loop, never materialised.
+template <class Op>
+concept LinearFullReduction = MaterializedOp<Op> && requires {
+  requires Op::reduces_all_linearly;
+  { Op::template scale<double>(std::size_t{}) } -> std::same_as<double>;
+};
+
+/// The node `Op(xs...)` of a static expression whose value is a whole array. The op's
+/// result_shape checks static shapes (a compile error names them); extents() checks run-time ones.
+template <MaterializedOp Op, class... Xs>
+struct materialized_expr {
+  using op = Op;
+  static_assert(sizeof...(Xs) == Op::arity, "fusegrad: wrong number of operands for this operation");
+  using operand_types = boost::mp11::mp_list<detail::node_t<Xs>...>;
+  using value_type = typename boost::mp11::mp_front<operand_types>::value_type;
+  using shape = typename Op::template result_shape<typename detail::node_t<Xs>::shape...>;
+  static constexpr node_kind kind = node_kind::materialized;
+  static constexpr bool takes_grad = (detail::node_t<Xs>::takes_grad || ...);
+
+  std::tuple<Xs...> args;  // std::tuple: operands may be references (closure rule)
+
+  [[nodiscard]] Extents extents() const {
+    return std::apply([](const auto&... x) { return Op::result_extents(x.extents()...); }, args);
+  }
+};
+
+}  // namespace fusegrad

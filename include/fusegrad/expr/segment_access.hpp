@@ -1,0 +1,135 @@
+// expr/segment_access.hpp -- how one leaf is read, and its gradient written, inside a fused segment.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <fusegrad/shape/reduce_broadcast.hpp>
+#include <fusegrad/expr/storage.hpp>
+
+namespace fusegrad::detail {
+
+// A segment is a maximal element-wise sub-tree; it runs as one strip-mined loop over the
+// broadcast extents of its leaves. Inside that loop every leaf must look segment-shaped.
+// A leaf is read in one of three ways, chosen once per sweep (at compile time when both
+// shapes are static):
+//   stream    -- the leaf has the segment's size: read its memory block by block;
+//   repeat    -- the leaf is a single value: read a block-length buffer of copies
+//                (step 0), and collect its gradient in a block-length accumulator that
+//                finish() sums, like the vector accumulator of a hand-written loop;
+//   broadcast -- anything else: broadcast_into a segment-sized buffer before the loop and
+//                reduce_broadcast_into the leaf's gradient after it.
+// So every leaf reads as `values + offset * step` and the loop body has one shape.
+enum class access_mode { stream, repeat, broadcast };
+
+template <class T, ShapeLike LeafShape, ShapeLike SegmentShape>
+class segment_access {
+  static constexpr std::size_t leaf_size = static_size_v<LeafShape>;
+  static constexpr std::size_t segment_size = static_size_v<SegmentShape>;
+  static constexpr bool static_mode = leaf_size != dyn && segment_size != dyn;
+  static constexpr access_mode fixed_mode = !static_mode                 ? access_mode::broadcast
+                                            : leaf_size == segment_size ? access_mode::stream
+                                            : leaf_size == 1            ? access_mode::repeat
+                                                                        : access_mode::broadcast;
+  static constexpr bool may_repeat = !static_mode || fixed_mode == access_mode::repeat;
+  static constexpr bool may_broadcast = !static_mode || fixed_mode == access_mode::broadcast;
+  static constexpr std::size_t repeat_length =
+      segment_size == dyn ? std::size_t(block_length) : std::min<std::size_t>(block_length, segment_size);
+
+  struct none {};
+  using repeat_buffer = std::conditional_t<may_repeat, std::array<T, repeat_length>, none>;
+  using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none>;
+
+ public:
+  // `values` are the leaf's, shaped `leaf`; `grad` is where its gradient is added (leaf
+  // shaped), or nullptr when nobody asked for it. The values may be filled in later:
+  // load() reads them, once they are there, before the loop starts.
+  segment_access(const T* values, const Extents& leaf, const Extents& segment, T* grad)
+      : mode_(choose(leaf, segment)), leaf_(leaf), segment_(segment), source_(values), target_grad_(grad) {
+    switch (mode_) {
+      case access_mode::stream:
+        values_ = values;
+        grad_ = grad;
+        step_ = 1;
+        break;
+      case access_mode::repeat:
+        if constexpr (may_repeat) {
+          repeat_grad_.fill(T(0));
+          values_ = repeat_values_.data();
+          grad_ = grad ? repeat_grad_.data() : nullptr;
+          step_ = 0;
+        }
+        break;
+      case access_mode::broadcast:
+        if constexpr (may_broadcast) {
+          broadcast_values_.resize(static_cast<Eigen::Index>(segment.size()));
+          values_ = broadcast_values_.data();
+          if (grad) {
+            broadcast_grad_ = broadcast_buffer::Zero(static_cast<Eigen::Index>(segment.size()));
+            grad_ = broadcast_grad_.data();
+          }
+          step_ = 1;
+        }
+        break;
+    }
+  }
+  segment_access(const segment_access&) = delete;  // buffers are pointed into: never move
+  segment_access& operator=(const segment_access&) = delete;
+
+  // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
+  void load() {
+    if constexpr (may_repeat)
+      if (mode_ == access_mode::repeat) repeat_values_.fill(source_[0]);
+    if constexpr (may_broadcast)
+      if (mode_ == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf_, segment_);
+  }
+
+  [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step_; }
+  [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step_; }
+  [[nodiscard]] bool wants_grad() const noexcept { return grad_ != nullptr; }
+
+  // After the loop: fold what the repeat or broadcast buffers collected into the leaf's gradient.
+  void finish() {
+    if (!grad_) return;
+    if constexpr (may_repeat) {
+      if (mode_ == access_mode::repeat) {
+        const auto used = static_cast<Eigen::Index>(std::min<std::size_t>(repeat_length, segment_.size()));
+        target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
+        std::fill(repeat_grad_.begin(), repeat_grad_.end(), T(0));
+      }
+    }
+    if constexpr (may_broadcast) {
+      if (mode_ == access_mode::broadcast) {
+        reduce_broadcast_into(target_grad_, broadcast_grad_.data(), segment_, leaf_);
+        broadcast_grad_.setZero();
+      }
+    }
+  }
+
+ private:
+  static access_mode choose(const Extents& leaf, const Extents& segment) {
+    if constexpr (static_mode) {
+      return fixed_mode;
+    } else {
+      if (leaf.size() == segment.size()) return access_mode::stream;
+      if (leaf.size() == 1) return access_mode::repeat;
+      return access_mode::broadcast;
+    }
+  }
+
+  access_mode mode_;
+  Extents leaf_, segment_;
+  const T* source_;
+  T* target_grad_;
+  const T* values_ = nullptr;
+  T* grad_ = nullptr;
+  Eigen::Index step_ = 1;
+  [[no_unique_address]] repeat_buffer repeat_values_{}, repeat_grad_{};
+  [[no_unique_address]] broadcast_buffer broadcast_values_{}, broadcast_grad_{};
+};
+
+}  // namespace fusegrad::detail

@@ -1,0 +1,25 @@
+// expr/unary_expr.hpp -- unary_expr<Op, X>: one element-wise node, generic over its op spec.
+#pragma once
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/closure.hpp>
+
+namespace fusegrad {
+
+/// The node `Op(x)` of a static expression. Op is a stateless spec (ops/sin.hpp ...); this
+/// template is the same for every element-wise unary op, like Eigen's CwiseUnaryOp.
+template <UnaryOp Op, class X>
+struct unary_expr {
+  using op = Op;
+  using operand = detail::node_t<X>;
+  using value_type = typename operand::value_type;
+  using shape = typename operand::shape;
+  static constexpr node_kind kind = node_kind::elementwise;
+  static constexpr bool takes_grad = operand::takes_grad;
+
+  X x;
+
+  [[nodiscard]] Extents extents() const { return x.extents(); }
+};
+
+}  // namespace fusegrad

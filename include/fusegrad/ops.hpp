@@ -1,0 +1,44 @@
+// ops.hpp -- every operation fusegrad defines, and their list as a type.
+#pragma once
+
+#include <boost/mp11/list.hpp>
+
+#include <fusegrad/ops/abs.hpp>
+#include <fusegrad/ops/add.hpp>
+#include <fusegrad/ops/cos.hpp>
+#include <fusegrad/ops/div.hpp>
+#include <fusegrad/ops/exp.hpp>
+#include <fusegrad/ops/expm1.hpp>
+#include <fusegrad/ops/log.hpp>
+#include <fusegrad/ops/log1p.hpp>
+#include <fusegrad/ops/matmul.hpp>
+#include <fusegrad/ops/max.hpp>
+#include <fusegrad/ops/maximum.hpp>
+#include <fusegrad/ops/mean.hpp>
+#include <fusegrad/ops/minimum.hpp>
+#include <fusegrad/ops/mul.hpp>
+#include <fusegrad/ops/negate.hpp>
+#include <fusegrad/ops/pow.hpp>
+#include <fusegrad/ops/relu.hpp>
+#include <fusegrad/ops/sigmoid.hpp>
+#include <fusegrad/ops/sin.hpp>
+#include <fusegrad/ops/sqrt.hpp>
+#include <fusegrad/ops/square.hpp>
+#include <fusegrad/ops/sub.hpp>
+#include <fusegrad/ops/sum.hpp>
+#include <fusegrad/ops/tan.hpp>
+#include <fusegrad/ops/tanh.hpp>
+#include <fusegrad/ops/transpose.hpp>
+
+namespace fusegrad {
+
+// The element-wise ops, which both layers fuse; tests/ops checks that every header in
+// ops/ appears here and that each op has a gradient test.
+using unary_ops = boost::mp11::mp_list<negate_op, exp_op, log_op, log1p_op, expm1_op, sqrt_op, square_op, abs_op,
+                                       sin_op, cos_op, tan_op, tanh_op, sigmoid_op, relu_op>;
+using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, maximum_op, minimum_op>;
+// The materialised ops: whole-array results.
+using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>,
+                                              max_op, matmul_op, transpose_op>;
+
+}  // namespace fusegrad

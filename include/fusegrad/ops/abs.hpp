@@ -1,0 +1,31 @@
+// ops/abs.hpp -- element-wise abs and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise abs.
+///   value: y = |x|
+///   vjp:   dx = sign(x) dy  (0 at x = 0, like PyTorch)
+struct abs_op {
+  static constexpr std::string_view name = "abs";
+  static constexpr std::string_view backward_name = "AbsBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& x) { return x.abs(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    return dy * x.sign();
+  }
+};
+static_assert(UnaryOp<abs_op>);
+
+/// Element-wise abs: y = |x|.
+[[nodiscard]] constexpr auto abs(Differentiable auto&& x) {
+  return detail::make_unary<abs_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,31 @@
+// ops/cos.hpp -- element-wise cos and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise cos.
+///   value: y = cos(x)
+///   vjp:   dx = -dy * sin(x)
+struct cos_op {
+  static constexpr std::string_view name = "cos";
+  static constexpr std::string_view backward_name = "CosBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& x) { return x.cos(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    return -dy * x.sin();
+  }
+};
+static_assert(UnaryOp<cos_op>);
+
+/// Element-wise cos: y = cos(x).
+[[nodiscard]] constexpr auto cos(Differentiable auto&& x) {
+  return detail::make_unary<cos_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

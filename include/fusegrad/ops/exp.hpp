@@ -1,0 +1,31 @@
+// ops/exp.hpp -- element-wise exp and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise exp.
+///   value: y = exp(x)
+///   vjp:   dx = dy * y
+struct exp_op {
+  static constexpr std::string_view name = "exp";
+  static constexpr std::string_view backward_name = "ExpBackward";
+  static constexpr vjp_needs needs = vjp_needs::output;
+  static auto value(const auto& x) { return x.exp(); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
+    return dy * y;
+  }
+};
+static_assert(UnaryOp<exp_op>);
+
+/// Element-wise exp: y = exp(x).
+[[nodiscard]] constexpr auto exp(Differentiable auto&& x) {
+  return detail::make_unary<exp_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,41 @@
+// ops/maximum.hpp -- element-wise maximum with broadcasting, and its vector-Jacobian products.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise maximum; both VJPs are in the broadcast shape (the node reduces them).
+///   value: y = max(a, b)
+///   vjp:   da = dy where a > b, dy/2 where a == b; db likewise
+struct maximum_op {
+  static constexpr std::string_view name = "maximum";
+  static constexpr std::string_view symbol = "max";
+  static constexpr std::string_view backward_name = "MaximumBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& a, const auto& b) {
+    return a.max(b);
+  }
+  static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * ((a > b).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+  }
+  static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * ((b > a).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+  }
+};
+static_assert(BinaryOp<maximum_op>);
+
+/// Element-wise maximum(a, b) with NumPy broadcasting; either side may be a plain number.
+template <class A, class B>
+  requires BinaryOperands<A, B>
+[[nodiscard]] constexpr auto maximum(A&& a, B&& b) {
+  return detail::make_binary<maximum_op>(std::forward<A>(a), std::forward<B>(b));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,41 @@
+// ops/minimum.hpp -- element-wise minimum with broadcasting, and its vector-Jacobian products.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise minimum; both VJPs are in the broadcast shape (the node reduces them).
+///   value: y = min(a, b)
+///   vjp:   da = dy where a < b, dy/2 where a == b; db likewise
+struct minimum_op {
+  static constexpr std::string_view name = "minimum";
+  static constexpr std::string_view symbol = "min";
+  static constexpr std::string_view backward_name = "MinimumBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& a, const auto& b) {
+    return a.min(b);
+  }
+  static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * ((a < b).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+  }
+  static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * ((b < a).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+  }
+};
+static_assert(BinaryOp<minimum_op>);
+
+/// Element-wise minimum(a, b) with NumPy broadcasting; either side may be a plain number.
+template <class A, class B>
+  requires BinaryOperands<A, B>
+[[nodiscard]] constexpr auto minimum(A&& a, B&& b) {
+  return detail::make_binary<minimum_op>(std::forward<A>(a), std::forward<B>(b));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,56 @@
+// ops/reduction_axes.hpp -- the run-time side of reduce_t: which axes a reduction sums, checked.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/shape/reduce.hpp>
+
+namespace fusegrad::detail {
+
+// The mask of reduced axes for extents `e`; throws shape_error for an axis past e's rank
+// (possible only for AnyShape operands, static shapes are checked by reduce_t).
+template <AxesType A>
+std::array<bool, Extents::max_rank> reduction_mask(const Extents& e, const char* what) {
+  std::array<bool, Extents::max_rank> mask{};
+  if constexpr (std::is_same_v<A, AllAxes>) {
+    mask.fill(true);
+  } else {
+    for (std::size_t axis : A::values) {
+      if (axis >= e.rank())
+        throw shape_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                          e.to_string());
+      mask[axis] = true;
+    }
+  }
+  return mask;
+}
+
+// The result extents with every reduced axis kept as 1: the layout reduce_broadcast sums to.
+template <AxesType A>
+Extents kept_extents(const Extents& e, const char* what) {
+  const auto mask = reduction_mask<A>(e, what);
+  return reduce_extents(e, std::span<const bool>(mask.data(), e.rank()), keep_dims::yes);
+}
+
+template <AxesType A, keep_dims K>
+Extents reduced_extents(const Extents& e, const char* what) {
+  const auto mask = reduction_mask<A>(e, what);
+  return reduce_extents(e, std::span<const bool>(mask.data(), e.rank()), K);
+}
+
+}  // namespace fusegrad::detail
+
+namespace fusegrad {
+/// Axes to reduce over, as a value: `fg::sum(x, fg::axes<0, 2>)`.
+template <std::size_t... As>
+inline constexpr Axes<As...> axes{};
+/// Every axis, as a value: `fg::sum(x, fg::all_axes, fg::keep_dims::yes)`.
+inline constexpr AllAxes all_axes{};
+/// Keep reduced axes with extent 1: `fg::sum(x, fg::axes<1>, fg::keepdims)`.
+inline constexpr std::integral_constant<keep_dims, keep_dims::yes> keepdims{};
+/// Drop reduced axes (the default).
+using drop_dims_t = std::integral_constant<keep_dims, keep_dims::no>;
+}  // namespace fusegrad

@@ -1,0 +1,35 @@
+// ops/relu.hpp -- element-wise relu and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise relu.
+///   value: y = max(x, 0)
+///   vjp:   dx = dy where x > 0, else 0
+struct relu_op {
+  static constexpr std::string_view name = "relu";
+  static constexpr std::string_view backward_name = "ReluBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& x) {
+      using T = typename std::decay_t<decltype(x)>::Scalar;
+    return x.max(T(0));
+  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * (x > T(0)).template cast<T>();
+  }
+};
+static_assert(UnaryOp<relu_op>);
+
+/// Element-wise relu: y = max(x, 0).
+[[nodiscard]] constexpr auto relu(Differentiable auto&& x) {
+  return detail::make_unary<relu_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

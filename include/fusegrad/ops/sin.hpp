@@ -1,0 +1,31 @@
+// ops/sin.hpp -- element-wise sin and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise sin.
+///   value: y = sin(x)
+///   vjp:   dx = dy * cos(x)
+struct sin_op {
+  static constexpr std::string_view name = "sin";
+  static constexpr std::string_view backward_name = "SinBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static auto value(const auto& x) { return x.sin(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    return dy * x.cos();
+  }
+};
+static_assert(UnaryOp<sin_op>);
+
+/// Element-wise sin: y = sin(x).
+[[nodiscard]] constexpr auto sin(Differentiable auto&& x) {
+  return detail::make_unary<sin_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

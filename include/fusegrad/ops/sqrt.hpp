@@ -1,0 +1,32 @@
+// ops/sqrt.hpp -- element-wise sqrt and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise sqrt.
+///   value: y = sqrt(x)
+///   vjp:   dx = dy / (2 y)
+struct sqrt_op {
+  static constexpr std::string_view name = "sqrt";
+  static constexpr std::string_view backward_name = "SqrtBackward";
+  static constexpr vjp_needs needs = vjp_needs::output;
+  static auto value(const auto& x) { return x.sqrt(); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * (T(0.5) / y);
+  }
+};
+static_assert(UnaryOp<sqrt_op>);
+
+/// Element-wise sqrt: y = sqrt(x).
+[[nodiscard]] constexpr auto sqrt(Differentiable auto&& x) {
+  return detail::make_unary<sqrt_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,32 @@
+// ops/tan.hpp -- element-wise tan and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise tan.
+///   value: y = tan(x)
+///   vjp:   dx = dy * (1 + y^2)
+struct tan_op {
+  static constexpr std::string_view name = "tan";
+  static constexpr std::string_view backward_name = "TanBackward";
+  static constexpr vjp_needs needs = vjp_needs::output;
+  static auto value(const auto& x) { return x.tan(); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * (T(1) + y.square());
+  }
+};
+static_assert(UnaryOp<tan_op>);
+
+/// Element-wise tan: y = tan(x).
+[[nodiscard]] constexpr auto tan(Differentiable auto&& x) {
+  return detail::make_unary<tan_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad
