@@ -114,6 +114,47 @@ TEST(BroadcastTo, ShapesThatDoNotBroadcastThrow) {
   expect_error<shape_error>([] { (void)broadcast_to(iota(6), {2, 3}, {3}); }, {"fusegrad::broadcast_to", "lower rank"});
 }
 
+TEST(BroadcastTo, ValuesWhoseSizeContradictTheirExtentsThrow) {
+  expect_error<shape_error>(
+      [] {
+        (void)broadcast_to(values({1, 2}), {3}, {2, 3});
+      },
+      {"fusegrad::broadcast_to", "2 elements", "(3)"});
+}
+
+// --- the allocation-free forms used by the fused sweep -------------------------------------------
+
+TEST(ReduceBroadcastInto, AddsToWhatTheTargetGradientHolds) {
+  std::vector<double> target_grad{100, 200, 300};  // an earlier contribution, kept
+  const Eigen::ArrayXd g = values({1, 2, 3, 10, 20, 30});
+  fusegrad::reduce_broadcast_into(target_grad.data(), g.data(), {2, 3}, {3});
+  EXPECT_EQ(target_grad, (std::vector<double>{111, 222, 333}));
+}
+
+TEST(ReduceBroadcastInto, SumsExpandedAxesLikeReduceBroadcast) {
+  std::vector<double> target_grad(6, 0.0);
+  const Eigen::ArrayXd g = iota(120);
+  fusegrad::reduce_broadcast_into(target_grad.data(), g.data(), {5, 3, 4, 2}, {3, 1, 2});
+  EXPECT_EQ(target_grad, (std::vector<double>{1020, 1040, 1180, 1200, 1340, 1360}));
+}
+
+TEST(BroadcastInto, OverwritesTheOutput) {
+  std::vector<double> out(6, -1.0);
+  const Eigen::ArrayXd v = values({1, 2, 3});
+  fusegrad::broadcast_into(out.data(), v.data(), {3, 1}, {3, 2});
+  EXPECT_EQ(out, (std::vector<double>{1, 1, 2, 2, 3, 3}));
+}
+
+TEST(ReduceBroadcastInto, ThrowsLikeReduceBroadcast) {
+  std::vector<double> target_grad(3, 0.0);
+  const Eigen::ArrayXd g = iota(8);
+  expect_error<shape_error>(
+      [&] {
+        fusegrad::reduce_broadcast_into(target_grad.data(), g.data(), {2, 4}, {3});
+      },
+      {"(3)", "(2,4)"});
+}
+
 // --- properties over random shapes (RapidCheck: 100 cases each; a failure prints the seed,
 // --- replay it with RC_PARAMS="seed=<n>") --------------------------------------------------------
 
@@ -167,6 +208,20 @@ RC_GTEST_PROP(ReduceBroadcastProperty, IsTheAdjointOfBroadcastTo, ()) {
   const double lhs = (broadcast_to(v, c.target, c.big) * g).sum();
   const double rhs = (v * reduce_broadcast(g, c.big, c.target)).sum();
   RC_ASSERT(std::abs(lhs - rhs) <= 1e-9 * std::max(1.0, std::abs(lhs)));
+}
+
+// The allocation-free forms agree with the allocating ones; reduce_broadcast_into accumulates.
+RC_GTEST_PROP(ReduceBroadcastProperty, IntoFormsAgreeAndAccumulate, ()) {
+  const auto c = *gen_broadcast_case();
+  const Eigen::ArrayXd v = *gen_values(c.target.size());
+  const Eigen::ArrayXd g = *gen_values(c.big.size());
+  Eigen::ArrayXd accumulated = v;
+  fusegrad::reduce_broadcast_into(accumulated.data(), g.data(), c.big, c.target);
+  RC_ASSERT(
+      ((accumulated - (v + reduce_broadcast(g, c.big, c.target))).abs() <= 1e-9 * (1.0 + accumulated.abs())).all());
+  Eigen::ArrayXd spread(static_cast<Eigen::Index>(c.big.size()));
+  fusegrad::broadcast_into(spread.data(), v.data(), c.target, c.big);
+  RC_ASSERT((spread == broadcast_to(v, c.target, c.big)).all());
 }
 
 }  // namespace
