@@ -1,0 +1,113 @@
+// ops/unary_ops_test.cpp -- every element-wise unary op: value against std math, gradient against central differences.
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/finite_difference.hpp"
+#include "support/typed_cases.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::test::as_array;
+
+template <class C>
+class UnaryOps : public ::testing::Test {
+ protected:
+  using T = typename C::value_type;
+  // Eigen's vectorised float math is a few ulp off std's; double is checked to near ulp.
+  static constexpr double value_tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+
+  std::mt19937 rng{fg::test::typed_seed};
+
+  // Runs `op` on a (5,30) var -- two full fused blocks and a partial one -- with values drawn
+  // from [lo, hi), kept at least 0.1 away from `kink` (where the op is not differentiable).
+  // Checks every value against `reference` computed in double, and the gradient against FD.
+  template <class Op, class Reference>
+  void check(Op op, Reference reference, double lo, double hi, double kink = std::numeric_limits<double>::quiet_NaN()) {
+    SCOPED_TRACE("typed_seed = " + std::to_string(fg::test::typed_seed));
+    auto x = C::template make_var<5, 30>(rng, lo, hi);
+    for (Eigen::Index i = 0; i < x.value().size(); ++i)
+      if (std::abs(double(x.value()[i]) - kink) < 0.1) x.value()[i] += T(0.2);
+    const auto y = as_array(fg::eval(op(x)));
+    ASSERT_EQ(y.size(), 150);
+    for (Eigen::Index i = 0; i < y.size(); ++i) {
+      const double expected = reference(double(x.value()[i]));
+      EXPECT_NEAR(double(y[i]), expected, value_tolerance * std::max(1.0, std::abs(expected)))
+          << "at x = " << x.value()[i];
+    }
+    fg::test::expect_gradients_match_fd([&](auto& v) { return op(v); }, x);
+  }
+};
+TYPED_TEST_SUITE(UnaryOps, fg::test::AllCases, fg::test::CaseNames);
+
+TYPED_TEST(UnaryOps, Negate) {
+  this->check([](const auto& x) { return -x; }, [](double v) { return -v; }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Exp) {
+  this->check([](const auto& x) { return fg::exp(x); }, [](double v) { return std::exp(v); }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Log) {
+  this->check([](const auto& x) { return fg::log(x); }, [](double v) { return std::log(v); }, 0.2, 4);
+}
+TYPED_TEST(UnaryOps, Log1p) {
+  this->check([](const auto& x) { return fg::log1p(x); }, [](double v) { return std::log1p(v); }, -0.5, 3);
+}
+TYPED_TEST(UnaryOps, Expm1) {
+  this->check([](const auto& x) { return fg::expm1(x); }, [](double v) { return std::expm1(v); }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Sqrt) {
+  this->check([](const auto& x) { return fg::sqrt(x); }, [](double v) { return std::sqrt(v); }, 0.2, 4);
+}
+TYPED_TEST(UnaryOps, Square) {
+  this->check([](const auto& x) { return fg::square(x); }, [](double v) { return v * v; }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Abs) {
+  this->check([](const auto& x) { return fg::abs(x); }, [](double v) { return std::abs(v); }, -3, 3, 0.0);
+}
+TYPED_TEST(UnaryOps, Sin) {
+  this->check([](const auto& x) { return fg::sin(x); }, [](double v) { return std::sin(v); }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Cos) {
+  this->check([](const auto& x) { return fg::cos(x); }, [](double v) { return std::cos(v); }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Tan) {
+  this->check([](const auto& x) { return fg::tan(x); }, [](double v) { return std::tan(v); }, -1.2, 1.2);
+}
+TYPED_TEST(UnaryOps, Tanh) {
+  this->check([](const auto& x) { return fg::tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3);
+}
+TYPED_TEST(UnaryOps, Sigmoid) {
+  this->check([](const auto& x) { return fg::sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -5, 5);
+}
+TYPED_TEST(UnaryOps, Relu) {
+  this->check([](const auto& x) { return fg::relu(x); }, [](double v) { return v > 0 ? v : 0.0; }, -3, 3, 0.0);
+}
+
+// Hand-derived gradients at the kinks, where FD cannot judge: the library's documented choices.
+TEST(UnaryOpsAtKinks, AbsAndReluHaveZeroGradientAtZero) {
+  fg::Var<double, fg::Shape<3>> x{-2.0, 0.0, 3.0};
+  const auto dabs = fg::grad(fg::sum(fg::abs(x)), x);
+  EXPECT_EQ(dabs[0], -1.0);
+  EXPECT_EQ(dabs[1], 0.0);
+  EXPECT_EQ(dabs[2], 1.0);
+  const auto drelu = fg::grad(fg::sum(fg::relu(x)), x);
+  EXPECT_EQ(drelu[0], 0.0);
+  EXPECT_EQ(drelu[1], 0.0);
+  EXPECT_EQ(drelu[2], 1.0);
+}
+
+// A unary op applied to a sub-expression: the chain rule through an element-wise parent.
+// d/dx sum(exp(2x)) = 2 exp(2x).
+TEST(UnaryOpsChained, ExpOfAScaledVar) {
+  fg::Var<double, fg::Shape<2>> x{0.5, -1.0};
+  const auto dx = fg::grad(fg::sum(fg::exp(2.0 * x)), x);
+  EXPECT_NEAR(dx[0], 2 * std::exp(1.0), 1e-14);
+  EXPECT_NEAR(dx[1], 2 * std::exp(-2.0), 1e-14);
+}
+
+}  // namespace

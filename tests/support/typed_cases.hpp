@@ -1,0 +1,56 @@
+// support/typed_cases.hpp -- the typed-test lists: {float, double} x {static, dyn} shapes, and vars filled at random.
+#pragma once
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <type_traits>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace fusegrad::test {
+
+/// One typed-test case: a scalar type, and whether shapes are declared static or dyn.
+/// `var<3, 1>` is Var<T, Shape<3, 1>> in a static case and Var<T, Shape<dyn, dyn>> in a dyn
+/// case; both are built by make_var<3, 1>() with run-time extents (3,1). Shape<> is the same
+/// in both (a scalar has no extent to make dynamic).
+template <class T, bool Dynamic>
+struct Case {
+  using value_type = T;
+  static constexpr bool dynamic = Dynamic;
+
+  template <std::size_t... E>
+  using shape = std::conditional_t<Dynamic, Shape<(void(E), dyn)...>, Shape<E...>>;
+  template <std::size_t... E>
+  using var = Var<T, shape<E...>>;
+  template <std::size_t... E>
+  using constant = Const<T, shape<E...>>;
+
+  /// A Var of extents (E...), every value drawn uniformly from [lo, hi).
+  template <std::size_t... E, class Rng>
+  static var<E...> make_var(Rng& rng, double lo, double hi) {
+    var<E...> v(Extents{E...});
+    std::uniform_real_distribution<double> dist(lo, hi);
+    for (Eigen::Index i = 0; i < v.value().size(); ++i) v.value()[i] = static_cast<T>(dist(rng));
+    return v;
+  }
+};
+
+/// float and double, each with static and with dyn shapes.
+using AllCases = ::testing::Types<Case<float, false>, Case<float, true>, Case<double, false>, Case<double, true>>;
+
+/// Names the cases in test output: float_static, double_dyn ...
+struct CaseNames {
+  template <class C>
+  static std::string GetName(int) {
+    return std::string(std::is_same_v<typename C::value_type, float> ? "float" : "double") +
+           (C::dynamic ? "_dyn" : "_static");
+  }
+};
+
+/// The seed every typed test starts its generator from; printed by SCOPED_TRACE in the fixtures.
+inline constexpr unsigned typed_seed = 12345u;
+
+}  // namespace fusegrad::test
