@@ -94,7 +94,9 @@ auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents
     const T* up_values;
     if constexpr (std::is_same_v<U, T>) up_values = &upstream;
     else up_values = upstream.data();
-    segment_access<T, AnyShape, S> up(up_values, upstream_extents, extents, nullptr);
+    // A single upstream value has a static shape, which keeps this access free of run-time checks.
+    using upstream_shape = std::conditional_t<std::is_same_v<U, T>, Shape<>, AnyShape>;
+    segment_access<T, upstream_shape, S> up(up_values, upstream_extents, extents, nullptr);
     up.load();
     auto out = make_storage<T, S>(extents);
     run_segment<S>(state, extents, store_values<T>{out.data()}, &up);

@@ -8,15 +8,15 @@
 
 #include <Eigen/Core>
 
-#include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/expr/storage.hpp>
+#include <fusegrad/shape/reduce_broadcast.hpp>
 
 namespace fusegrad::detail {
 
 // A segment is a maximal element-wise sub-tree; it runs as one strip-mined loop over the
 // broadcast extents of its leaves. Inside that loop every leaf must look segment-shaped.
 // A leaf is read in one of three ways, chosen once per sweep (at compile time when both
-// shapes are static):
+// shapes are static, and then the access holds nothing but what that way needs):
 //   stream    -- the leaf has the segment's size: read its memory block by block;
 //   repeat    -- the leaf is a single value: read a block-length buffer of copies
 //                (step 0), and collect its gradient in a block-length accumulator that
@@ -37,31 +37,42 @@ class segment_access {
                                                                         : access_mode::broadcast;
   static constexpr bool may_repeat = !static_mode || fixed_mode == access_mode::repeat;
   static constexpr bool may_broadcast = !static_mode || fixed_mode == access_mode::broadcast;
+  static constexpr bool may_copy = may_repeat || may_broadcast;
   static constexpr std::size_t repeat_length =
       segment_size == dyn ? std::size_t(block_length) : std::min<std::size_t>(block_length, segment_size);
 
-  struct none {};
-  using repeat_buffer = std::conditional_t<may_repeat, std::array<T, repeat_length>, none>;
-  using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none>;
+  template <int>
+  struct none {};  // distinct empty types, so [[no_unique_address]] members can all vanish
+  template <bool Keep, class X, int Tag>
+  using member = std::conditional_t<Keep, X, none<Tag>>;
 
  public:
   // `values` are the leaf's, shaped `leaf`; `grad` is where its gradient is added (leaf
   // shaped), or nullptr when nobody asked for it. The values may be filled in later:
   // load() reads them, once they are there, before the loop starts.
-  segment_access(const T* values, const Extents& leaf, const Extents& segment, T* grad)
-      : mode_(choose(leaf, segment)), leaf_(leaf), segment_(segment), source_(values), target_grad_(grad) {
-    switch (mode_) {
+  segment_access(const T* values, const Extents& leaf, const Extents& segment, T* grad) {
+    if constexpr (may_copy) {
+      source_ = values;
+      target_grad_ = grad;
+    }
+    if constexpr (!static_mode) {
+      mode_ = leaf.size() == segment.size() ? access_mode::stream
+              : leaf.size() == 1            ? access_mode::repeat
+                                            : access_mode::broadcast;
+      leaf_ = leaf;
+      segment_ = segment;
+      step_ = mode_ == access_mode::repeat ? 0 : 1;
+    }
+    switch (mode()) {
       case access_mode::stream:
         values_ = values;
         grad_ = grad;
-        step_ = 1;
         break;
       case access_mode::repeat:
         if constexpr (may_repeat) {
-          repeat_grad_.fill(T(0));
           values_ = repeat_values_.data();
           grad_ = grad ? repeat_grad_.data() : nullptr;
-          step_ = 0;
+          if (grad) repeat_grad_.fill(T(0));
         }
         break;
       case access_mode::broadcast:
@@ -72,7 +83,6 @@ class segment_access {
             broadcast_grad_ = broadcast_buffer::Zero(static_cast<Eigen::Index>(segment.size()));
             grad_ = broadcast_grad_.data();
           }
-          step_ = 1;
         }
         break;
     }
@@ -83,53 +93,66 @@ class segment_access {
   // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
   void load() {
     if constexpr (may_repeat)
-      if (mode_ == access_mode::repeat) repeat_values_.fill(source_[0]);
+      if (mode() == access_mode::repeat) repeat_values_.fill(source_[0]);
     if constexpr (may_broadcast)
-      if (mode_ == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf_, segment_);
+      if (mode() == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf(), segment());
   }
 
-  [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step_; }
-  [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step_; }
+  [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }
+  [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step(); }
   [[nodiscard]] bool wants_grad() const noexcept { return grad_ != nullptr; }
 
   // After the loop: fold what the repeat or broadcast buffers collected into the leaf's gradient.
   void finish() {
     if (!grad_) return;
     if constexpr (may_repeat) {
-      if (mode_ == access_mode::repeat) {
-        const auto used = static_cast<Eigen::Index>(std::min<std::size_t>(repeat_length, segment_.size()));
+      if (mode() == access_mode::repeat) {
+        const auto used = static_cast<Eigen::Index>(std::min<std::size_t>(repeat_length, segment().size()));
         target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
         std::fill(repeat_grad_.begin(), repeat_grad_.end(), T(0));
       }
     }
     if constexpr (may_broadcast) {
-      if (mode_ == access_mode::broadcast) {
-        reduce_broadcast_into(target_grad_, broadcast_grad_.data(), segment_, leaf_);
+      if (mode() == access_mode::broadcast) {
+        reduce_broadcast_into(target_grad_, broadcast_grad_.data(), segment(), leaf());
         broadcast_grad_.setZero();
       }
     }
   }
 
  private:
-  static access_mode choose(const Extents& leaf, const Extents& segment) {
-    if constexpr (static_mode) {
-      return fixed_mode;
-    } else {
-      if (leaf.size() == segment.size()) return access_mode::stream;
-      if (leaf.size() == 1) return access_mode::repeat;
-      return access_mode::broadcast;
-    }
+  using repeat_buffer = member<may_repeat, std::array<T, repeat_length>, 0>;
+  using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none<1>>;
+
+  [[nodiscard]] access_mode mode() const noexcept {
+    if constexpr (static_mode) return fixed_mode;
+    else return mode_;
+  }
+  [[nodiscard]] Eigen::Index step() const noexcept {
+    if constexpr (static_mode) return fixed_mode == access_mode::repeat ? 0 : 1;
+    else return step_;
+  }
+  [[nodiscard]] Extents leaf() const {
+    if constexpr (static_mode) return Extents::of<LeafShape>();
+    else return leaf_;
+  }
+  [[nodiscard]] Extents segment() const {
+    if constexpr (static_mode) return Extents::of<SegmentShape>();
+    else return segment_;
   }
 
-  access_mode mode_;
-  Extents leaf_, segment_;
-  const T* source_;
-  T* target_grad_;
   const T* values_ = nullptr;
   T* grad_ = nullptr;
-  Eigen::Index step_ = 1;
-  [[no_unique_address]] repeat_buffer repeat_values_{}, repeat_grad_{};
-  [[no_unique_address]] broadcast_buffer broadcast_values_{}, broadcast_grad_{};
+  // Left uninitialised where they exist: the constructor fills what the mode reads.
+  [[no_unique_address]] member<may_copy, const T*, 2> source_;
+  [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
+  [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
+  [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
+  [[no_unique_address]] member<!static_mode, Extents, 6> leaf_;
+  [[no_unique_address]] member<!static_mode, Extents, 7> segment_;
+  [[no_unique_address]] repeat_buffer repeat_values_;
+  [[no_unique_address]] member<may_repeat, std::array<T, repeat_length>, 8> repeat_grad_;
+  [[no_unique_address]] broadcast_buffer broadcast_values_, broadcast_grad_;
 };
 
 }  // namespace fusegrad::detail

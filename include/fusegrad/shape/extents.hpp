@@ -91,6 +91,7 @@ void require_fits(const Extents& e, const char* what) {
 /// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
 /// Throws shape_error naming both shapes and the first axis that clashes.
 constexpr Extents broadcast(const Extents& a, const Extents& b) {
+  if (a == b) return a;  // the common case, and the whole cost of a fused sweep's shape checks
   const std::size_t rank = std::max(a.rank(), b.rank());
   std::array<std::size_t, Extents::max_rank> out{};
   for (std::size_t i = 0; i < rank; ++i) {

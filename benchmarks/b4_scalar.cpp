@@ -1,0 +1,60 @@
+// b4_scalar.cpp -- B4: x*y + sin(x)*exp(z) - y/z on scalars, gradient with respect to x, y, z.
+#include <cmath>
+
+#include <benchmark/benchmark.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+namespace {
+
+void forward(benchmark::State& state) {
+  double x = 0.5, y = 2.0, z = 1.5;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x);
+    benchmark::DoNotOptimize(y);
+    benchmark::DoNotOptimize(z);
+    double value = x * y + std::sin(x) * std::exp(z) - y / z;
+    benchmark::DoNotOptimize(value);
+  }
+}
+
+void handwritten(benchmark::State& state) {
+  double x = 0.5, y = 2.0, z = 1.5;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x);
+    benchmark::DoNotOptimize(y);
+    benchmark::DoNotOptimize(z);
+    const double s = std::sin(x), e = std::exp(z);
+    const double value = x * y + s * e - y / z;
+    const double dx = y + std::cos(x) * e, dy = x - 1.0 / z, dz = s * e + y / (z * z);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx);
+    benchmark::DoNotOptimize(dy);
+    benchmark::DoNotOptimize(dz);
+  }
+}
+
+void fused(benchmark::State& state) {
+  fg::Var<double, fg::Shape<>> x(0.5), y(2.0), z(1.5);
+  const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(z.data());
+    auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx);
+    benchmark::DoNotOptimize(dy);
+    benchmark::DoNotOptimize(dz);
+  }
+}
+
+}  // namespace
+
+BENCHMARK(forward)->Name("B4/forward/1");
+BENCHMARK(handwritten)->Name("B4/handwritten/1");
+BENCHMARK(fused)->Name("B4/fused/1");
+
+BENCHMARK_MAIN();
