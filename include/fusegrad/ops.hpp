@@ -19,6 +19,7 @@
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/negate.hpp>
 #include <fusegrad/ops/pow.hpp>
+#include <fusegrad/ops/reciprocal.hpp>
 #include <fusegrad/ops/relu.hpp>
 #include <fusegrad/ops/sigmoid.hpp>
 #include <fusegrad/ops/sin.hpp>
@@ -35,7 +36,7 @@ namespace fusegrad {
 // The element-wise ops, which both layers fuse; tests/ops checks that every header in
 // ops/ appears here and that each op has a gradient test.
 using unary_ops = boost::mp11::mp_list<negate_op, exp_op, log_op, log1p_op, expm1_op, sqrt_op, square_op, abs_op,
-                                       sin_op, cos_op, tan_op, tanh_op, sigmoid_op, relu_op>;
+                                       sin_op, cos_op, tan_op, tanh_op, sigmoid_op, relu_op, reciprocal_op>;
 using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, maximum_op, minimum_op>;
 // The materialised ops: whole-array results.
 using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>,

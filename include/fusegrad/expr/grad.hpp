@@ -71,7 +71,6 @@ template <class E, class Sinks, class U>
 auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
   using T = typename E::value_type;
   using S = typename E::shape;
-  const Extents extents = expr.extents();
   if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> &&
                 std::is_same_v<U, T>) {
     using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
@@ -86,9 +85,10 @@ auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents
     T total(0);
     run_segment<typename X::shape>(state, chain_extents, sum_values<T>{&total}, &up);
     state.finish();
-    storage_t<T, S> out = storage_t<T, S>::Constant(static_cast<Eigen::Index>(extents.size()), total * scale);
+    storage_t<T, S> out = storage_t<T, S>::Constant(1, total * scale);  // all axes reduced: one value
     return out;
   } else {
+    const Extents extents = expr.extents();
     sweep_state<E, S> state(expr, extents, sinks);
     state.forward();
     const T* up_values;

@@ -72,7 +72,7 @@ class segment_access {
         if constexpr (may_repeat) {
           values_ = repeat_values_.data();
           grad_ = grad ? repeat_grad_.data() : nullptr;
-          if (grad) repeat_grad_.fill(T(0));
+          if (grad) fill(repeat_grad_.data(), used_repeat_length(segment), T(0));
         }
         break;
       case access_mode::broadcast:
@@ -93,7 +93,7 @@ class segment_access {
   // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
   void load() {
     if constexpr (may_repeat)
-      if (mode() == access_mode::repeat) repeat_values_.fill(source_[0]);
+      if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(segment()), source_[0]);
     if constexpr (may_broadcast)
       if (mode() == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf(), segment());
   }
@@ -102,20 +102,18 @@ class segment_access {
   [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step(); }
   [[nodiscard]] bool wants_grad() const noexcept { return grad_ != nullptr; }
 
-  // After the loop: fold what the repeat or broadcast buffers collected into the leaf's gradient.
+  // After the loop, once per sweep: fold what the repeat or broadcast buffers collected into the leaf's gradient.
   void finish() {
     if (!grad_) return;
     if constexpr (may_repeat) {
       if (mode() == access_mode::repeat) {
-        const auto used = static_cast<Eigen::Index>(std::min<std::size_t>(repeat_length, segment().size()));
+        const auto used = static_cast<Eigen::Index>(used_repeat_length(segment()));
         target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
-        std::fill(repeat_grad_.begin(), repeat_grad_.end(), T(0));
       }
     }
     if constexpr (may_broadcast) {
       if (mode() == access_mode::broadcast) {
         reduce_broadcast_into(target_grad_, broadcast_grad_.data(), segment(), leaf());
-        broadcast_grad_.setZero();
       }
     }
   }
@@ -124,6 +122,13 @@ class segment_access {
   using repeat_buffer = member<may_repeat, std::array<T, repeat_length>, 0>;
   using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none<1>>;
 
+  static void fill(T* out, std::size_t n, T value) {
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(out, static_cast<Eigen::Index>(n)).setConstant(value);
+  }
+  // Blocks never exceed the segment, so short segments fill only what they read.
+  static std::size_t used_repeat_length(const Extents& segment) noexcept {
+    return std::min<std::size_t>(repeat_length, segment.size());
+  }
   [[nodiscard]] access_mode mode() const noexcept {
     if constexpr (static_mode) return fixed_mode;
     else return mode_;

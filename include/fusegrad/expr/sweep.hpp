@@ -50,8 +50,25 @@ inline constexpr bool is_evaluated_v =
     std::is_base_of_v<Eigen::PlainObjectBase<std::remove_cv_t<D>>, std::remove_cv_t<D>> ||
     std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>>;
 
+// How a node takes part in the sweep of the segment it sits in.
+enum class sweep_role {
+  leaf,          // memory read block by block
+  fused,         // an element-wise node evaluated inside the segment's loop
+  hoisted,       // an element-wise sub-tree of static size 1 in a larger segment (log(sigma)):
+                 // loop-invariant, so it runs once as a segment of its own and is read repeated
+  materialized,  // a whole array computed from operands that are segments of their own
+};
+
+template <class E, class Segment>
+constexpr sweep_role role_of() {
+  if constexpr (E::kind == node_kind::leaf) return sweep_role::leaf;
+  else if constexpr (E::kind == node_kind::materialized) return sweep_role::materialized;
+  else if constexpr (static_size_v<typename E::shape> == 1 && static_size_v<Segment> != 1) return sweep_role::hoisted;
+  else return sweep_role::fused;
+}
+
 // sweep_state<E, Segment>: what one sweep keeps for node E inside a segment shaped Segment.
-template <class E, class Segment, node_kind = E::kind>
+template <class E, class Segment, sweep_role = role_of<E, Segment>()>
 struct sweep_state;
 
 // ---------------------------------------------------------------------------------------
@@ -125,7 +142,7 @@ struct access_frame {
 };
 
 template <class E, class Segment>
-struct sweep_state<E, Segment, node_kind::leaf> {
+struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
   segment_access<value_type, typename E::shape, Segment> access;
 
@@ -144,7 +161,7 @@ struct sweep_state<E, Segment, node_kind::leaf> {
 // Element-wise nodes: fused into their segment's loop.
 
 template <class Op, class X, class Segment>
-struct sweep_state<unary_expr<Op, X>, Segment, node_kind::elementwise> {
+struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   using node = unary_expr<Op, X>;
   using value_type = typename node::value_type;
   using operand_state = sweep_state<node_t<X>, Segment>;
@@ -179,7 +196,7 @@ struct sweep_state<unary_expr<Op, X>, Segment, node_kind::elementwise> {
 };
 
 template <class Op, class L, class R, class Segment>
-struct sweep_state<binary_expr<Op, L, R>, Segment, node_kind::elementwise> {
+struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   using node = binary_expr<Op, L, R>;
   using value_type = typename node::value_type;
   using lhs_state = sweep_state<node_t<L>, Segment>;
@@ -234,6 +251,45 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, node_kind::elementwise> {
       if constexpr (grad_rhs) rhs.backward(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value()));
     }
   };
+};
+
+// A loop-invariant element-wise sub-tree: evaluated once, before its parent's loop, as a
+// segment of its own; the parent reads it repeated. Its gradient is the parent's repeat
+// accumulator, swept back through the sub-tree once after the parent's loop.
+template <class E, class Segment>
+struct sweep_state<E, Segment, sweep_role::hoisted> {
+  using value_type = typename E::value_type;
+  using shape = typename E::shape;
+
+  storage_t<value_type, shape> value;
+  storage_t<value_type, shape> grad;
+  segment_access<value_type, shape, Segment> access;
+  sweep_state<E, shape> inner;
+  segment_access<value_type, shape, shape> upstream;
+
+  template <class Sinks>
+  sweep_state(const E& e, const Extents& segment, Sinks& sinks)
+      : value(make_storage<value_type, shape>(Extents::of<shape>())),
+        grad(storage_t<value_type, shape>::Zero(value.size())),
+        access(value.data(), Extents::of<shape>(), segment, E::takes_grad ? grad.data() : nullptr),
+        inner(e, Extents::of<shape>(), sinks),
+        upstream(grad.data(), Extents::of<shape>(), Extents::of<shape>(), nullptr) {}
+
+  void forward() {
+    inner.forward();
+    run_segment<shape>(inner, Extents::of<shape>(), store_values<value_type>{value.data()});
+    access.load();
+  }
+  void finish() {
+    access.finish();
+    if constexpr (E::takes_grad) {
+      run_segment<shape>(inner, Extents::of<shape>(), discard_values{}, &upstream);
+      inner.finish();
+    }
+  }
+
+  template <int N, bool Keep>
+  using frame = access_frame<value_type, N>;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -307,7 +363,7 @@ struct operand_pack<E, std::index_sequence<I...>>
 };
 
 template <class E, class Segment>
-struct sweep_state<E, Segment, node_kind::materialized> {
+struct sweep_state<E, Segment, sweep_role::materialized> {
   using Op = typename E::op;
   using value_type = typename E::value_type;
   using shape = typename E::shape;

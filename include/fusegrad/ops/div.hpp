@@ -6,6 +6,8 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/ops/mul.hpp>
+#include <fusegrad/ops/reciprocal.hpp>
 
 namespace fusegrad {
 
@@ -29,11 +31,38 @@ struct div_op {
 };
 static_assert(BinaryOp<div_op>);
 
-/// `a / b` with NumPy broadcasting; either side may be a plain number.
+namespace detail {
+// Whether b is statically one value while a is not: then a / b is a * (1 / b).
+template <class A, class B>
+constexpr bool divides_by_uniform() {
+  if constexpr (Number<B>) {
+    return !Number<A>;
+  } else if constexpr (Number<A>) {
+    return false;
+  } else {
+    return static_size_v<typename std::remove_cvref_t<B>::shape> == 1 &&
+           static_size_v<typename std::remove_cvref_t<A>::shape> != 1;
+  }
+}
+}  // namespace detail
+
+/// `a / b` with NumPy broadcasting; either side may be a plain number. Dividing by a
+/// statically scalar b multiplies by its reciprocal instead: 1 / b is then computed once
+/// per sweep (b is loop-invariant), not a division per element in the value and two in
+/// the gradient. Results agree with true division to an ulp.
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator/(A&& a, B&& b) {
-  return detail::make_binary<div_op>(std::forward<A>(a), std::forward<B>(b));
+  if constexpr (detail::divides_by_uniform<A, B>()) {
+    if constexpr (Number<B>) {
+      using T = typename std::remove_cvref_t<A>::value_type;
+      return detail::make_binary<mul_op>(std::forward<A>(a), T(1) / static_cast<T>(b));
+    } else {
+      return detail::make_binary<mul_op>(std::forward<A>(a), reciprocal(std::forward<B>(b)));
+    }
+  } else {
+    return detail::make_binary<div_op>(std::forward<A>(a), std::forward<B>(b));
+  }
 }
 
 }  // namespace fusegrad

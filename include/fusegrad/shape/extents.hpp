@@ -29,6 +29,7 @@ class Extents {
       throw shape_error("fusegrad::Extents: rank " + std::to_string(extents.size()) + " exceeds the maximum of " +
                         std::to_string(max_rank));
     std::copy(extents.begin(), extents.end(), data_.begin());
+    for (std::size_t e : extents) size_ *= e;
   }
 
   /// The extents of a static shape.
@@ -41,16 +42,11 @@ class Extents {
 
   [[nodiscard]] constexpr std::size_t rank() const noexcept { return rank_; }
   [[nodiscard]] constexpr std::size_t operator[](std::size_t axis) const noexcept { return data_[axis]; }
-  [[nodiscard]] constexpr std::size_t& operator[](std::size_t axis) noexcept { return data_[axis]; }
   [[nodiscard]] constexpr const std::size_t* begin() const noexcept { return data_.data(); }
   [[nodiscard]] constexpr const std::size_t* end() const noexcept { return data_.data() + rank_; }
 
-  /// The number of elements (1 for a scalar).
-  [[nodiscard]] constexpr std::size_t size() const noexcept {
-    std::size_t n = 1;
-    for (std::size_t e : *this) n *= e;
-    return n;
-  }
+  /// The number of elements (1 for a scalar); kept, since the fused sweep asks often.
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
 
   friend constexpr bool operator==(const Extents& a, const Extents& b) noexcept {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -69,6 +65,7 @@ class Extents {
  private:
   std::array<std::size_t, max_rank> data_{};
   std::size_t rank_ = 0;
+  std::size_t size_ = 1;
 };
 
 /// Whether run-time extents fit a compile-time shape (same rank, equal where S is static).
@@ -91,7 +88,10 @@ void require_fits(const Extents& e, const char* what) {
 /// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
 /// Throws shape_error naming both shapes and the first axis that clashes.
 constexpr Extents broadcast(const Extents& a, const Extents& b) {
-  if (a == b) return a;  // the common case, and the whole cost of a fused sweep's shape checks
+  // The common cases first: they are most of what a fused sweep's shape checks cost.
+  if (a == b) return a;
+  if (b.size() == 1 && b.rank() <= a.rank()) return a;
+  if (a.size() == 1 && a.rank() <= b.rank()) return b;
   const std::size_t rank = std::max(a.rank(), b.rank());
   std::array<std::size_t, Extents::max_rank> out{};
   for (std::size_t i = 0; i < rank; ++i) {

@@ -1,0 +1,29 @@
+// ops/reciprocal.hpp -- element-wise reciprocal and its vector-Jacobian product.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise reciprocal.
+///   value: y = 1 / x
+///   vjp:   dx = -dy * y^2
+struct reciprocal_op {
+  static constexpr std::string_view name = "reciprocal";
+  static constexpr std::string_view backward_name = "ReciprocalBackward";
+  static constexpr vjp_needs needs = vjp_needs::output;
+  static auto value(const auto& x) { return x.inverse(); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return -dy * y.square(); }
+};
+static_assert(UnaryOp<reciprocal_op>);
+
+/// Element-wise reciprocal: y = 1 / x.
+[[nodiscard]] constexpr auto reciprocal(Differentiable auto&& x) {
+  return detail::make_unary<reciprocal_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad
