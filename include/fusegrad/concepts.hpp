@@ -35,8 +35,8 @@ template <class E>
 concept Expression = requires(const E& e) {
   typename E::value_type;
   requires Scalar<typename E::value_type>;
-  typename E::shape;
-  requires ShapeLike<typename E::shape>;
+  typename E::static_shape;
+  requires ShapeLike<typename E::static_shape>;
   { E::kind } -> std::convertible_to<node_kind>;
   { e.extents() } -> std::same_as<Extents>;
 };

@@ -12,3 +12,6 @@
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/ops.hpp>
+#include <fusegrad/expr/visit.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor.hpp>

@@ -28,7 +28,7 @@ struct binary_expr {
       std::is_same_v<typename lhs_type::value_type, typename rhs_type::value_type>, lhs_type,
       detail::operands_have_different_scalar_types<typename lhs_type::value_type,
                                                    typename rhs_type::value_type>>::value_type;
-  using shape = common_shape_t<typename lhs_type::shape, typename rhs_type::shape>;
+  using static_shape = common_shape_t<typename lhs_type::static_shape, typename rhs_type::static_shape>;
   static constexpr node_kind kind = node_kind::elementwise;
   static constexpr bool takes_grad = lhs_type::takes_grad || rhs_type::takes_grad;
 
@@ -36,8 +36,8 @@ struct binary_expr {
   R rhs;
 
   [[nodiscard]] Extents extents() const {
-    if constexpr (ShapeType<shape> && is_static_v<shape>) {
-      return Extents::of<shape>();
+    if constexpr (static_size_v<static_shape> != dyn) {
+      return Extents::of<static_shape>();
     } else {
       return broadcast(lhs.extents(), rhs.extents());
     }

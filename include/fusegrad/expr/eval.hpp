@@ -20,11 +20,21 @@ struct no_gradients {
 
 // result_t<E>: a scalar for rank-0 expressions, else the flat row-major array of its shape.
 template <class E>
-using result_t = std::conditional_t<std::is_same_v<typename E::shape, Shape<>>, typename E::value_type,
-                                    storage_t<typename E::value_type, typename E::shape>>;
+using result_t = std::conditional_t<std::is_same_v<typename E::static_shape, Shape<>>, typename E::value_type,
+                                    storage_t<typename E::value_type, typename E::static_shape>>;
+
+// Writes the values of `expr` (shaped `extents`) into `out`, row-major: fused loops.
+template <class E>
+void evaluate_into(const E& expr, const Extents& extents, typename E::value_type* out) {
+  using S = typename E::static_shape;
+  no_gradients sinks;
+  sweep_state<E, S> state(expr, extents, sinks);
+  state.forward();
+  run_segment<S>(state, extents, store_values<typename E::value_type>{out});
+}
 
 template <class E, class Out>
-Out flatten_result(const storage_t<typename E::value_type, typename E::shape>& values) {
+Out flatten_result(const storage_t<typename E::value_type, typename E::static_shape>& values) {
   if constexpr (std::is_same_v<Out, typename E::value_type>) return values[0];
   else return values;
 }
@@ -37,13 +47,10 @@ template <Differentiable E>
 [[nodiscard]] auto eval(const E& expr) {
   using node = std::remove_cvref_t<E>;
   using T = typename node::value_type;
-  using S = typename node::shape;
+  using S = typename node::static_shape;
   const Extents extents = expr.extents();
-  detail::no_gradients sinks;
-  detail::sweep_state<node, S> state(expr, extents, sinks);
-  state.forward();
   auto out = make_storage<T, S>(extents);
-  detail::run_segment<S>(state, extents, detail::store_values<T>{out.data()});
+  detail::evaluate_into(expr, extents, out.data());
   return detail::flatten_result<node, detail::result_t<node>>(out);
 }
 

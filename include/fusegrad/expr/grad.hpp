@@ -16,25 +16,25 @@ namespace fusegrad {
 
 /// A leaf that value_and_grad can differentiate with respect to: a Var of static rank.
 template <class V>
-concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::shape>;
+concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::static_shape>;
 
 namespace detail {
 
 // grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else an array shaped like V.
 template <class V>
-using grad_t = std::conditional_t<std::is_same_v<typename V::shape, Shape<>>, typename V::value_type,
-                                  storage_t<typename V::value_type, typename V::shape>>;
+using grad_t = std::conditional_t<std::is_same_v<typename V::static_shape, Shape<>>, typename V::value_type,
+                                  storage_t<typename V::value_type, typename V::static_shape>>;
 
 // Routes each leaf occurrence to the gradient of the requested var it is (by address), or
 // nowhere. A var used several times gets every occurrence's contribution added.
 template <class... Vars>
 struct var_sinks {
   std::tuple<const Vars*...> vars;
-  std::tuple<storage_t<typename Vars::value_type, typename Vars::shape>...> grads;
+  std::tuple<storage_t<typename Vars::value_type, typename Vars::static_shape>...> grads;
 
   explicit var_sinks(const Vars&... v)
       : vars(&v...),
-        grads(storage_t<typename Vars::value_type, typename Vars::shape>::Zero(
+        grads(storage_t<typename Vars::value_type, typename Vars::static_shape>::Zero(
             static_cast<Eigen::Index>(v.extents().size()))...) {}
 
   template <class L>
@@ -70,20 +70,20 @@ struct var_sinks {
 template <class E, class Sinks, class U>
 auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
   using T = typename E::value_type;
-  using S = typename E::shape;
+  using S = typename E::static_shape;
   if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> &&
                 std::is_same_v<U, T>) {
     using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
     const X& chain = std::get<0>(expr.args);
     const Extents chain_extents = chain.extents();
     const T scale = E::op::template scale<T>(chain_extents.size());
-    sweep_state<X, typename X::shape> state(chain, chain_extents, sinks);
+    sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
     state.forward();
     const T seed = upstream * scale;
-    segment_access<T, Shape<>, typename X::shape> up(&seed, Extents{}, chain_extents, nullptr);
+    segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
     up.load();
     T total(0);
-    run_segment<typename X::shape>(state, chain_extents, sum_values<T>{&total}, &up);
+    run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
     state.finish();
     storage_t<T, S> out = storage_t<T, S>::Constant(1, total * scale);  // all axes reduced: one value
     return out;
@@ -122,12 +122,12 @@ template <Differentiable E, class... Vars>
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var; a Const or an "
                 "expression takes no gradient");
-  static_assert(std::is_same_v<typename node::shape, AnyShape> || static_size_v<typename node::shape> == 1,
+  static_assert(std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
                 "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
-  if constexpr (std::is_same_v<typename node::shape, AnyShape>) {
+  if constexpr (std::is_same_v<typename node::static_shape, AnyShape>) {
     if (f.extents().size() != 1)
-      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
+      throw shape_error("fusegrad::value_and_grad(f, vars...): f has static_shape " + f.extents().to_string() +
                         ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
   }
   detail::var_sinks<Vars...> sinks(vars...);
@@ -169,7 +169,7 @@ template <Differentiable E, class Upstream, class... Vars>
     } else {
       if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
-                          " elements but f has shape " + extents.to_string());
+                          " elements but f has static_shape " + extents.to_string());
       const Eigen::Array<T, Eigen::Dynamic, 1> up = upstream;
       const Extents up_extents = up.size() == 1 ? Extents{} : extents;
       return detail::reverse_sweep(f, sinks, up, up_extents);

@@ -28,7 +28,7 @@ template <Scalar T, ShapeType S>
 class leaf_data<T, S, owning> {
  public:
   using value_type = T;
-  using shape = S;
+  using static_shape = S;
   static constexpr node_kind kind = node_kind::leaf;
 
   leaf_data()
@@ -40,7 +40,7 @@ class leaf_data<T, S, owning> {
     requires is_static_v<S>
       : leaf_data() {
     if (values.size() != size_v<S>)
-      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for shape " + to_string<S>() +
+      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for static_shape " + to_string<S>() +
                         ", which holds " + std::to_string(size_v<S>));
     std::copy(values.begin(), values.end(), values_.data());
   }
@@ -104,7 +104,7 @@ template <Scalar T, ShapeType S>
 class leaf_data<T, S, view> {
  public:
   using value_type = T;
-  using shape = S;
+  using static_shape = S;
   static constexpr node_kind kind = node_kind::leaf;
 
   /// Views `extents.size()` values at `data`, row-major; the caller keeps them alive.

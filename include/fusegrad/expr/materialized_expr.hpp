@@ -49,7 +49,7 @@ struct materialized_expr {
   static_assert(sizeof...(Xs) == Op::arity, "fusegrad: wrong number of operands for this operation");
   using operand_types = boost::mp11::mp_list<detail::node_t<Xs>...>;
   using value_type = typename boost::mp11::mp_front<operand_types>::value_type;
-  using shape = typename Op::template result_shape<typename detail::node_t<Xs>::shape...>;
+  using static_shape = typename Op::template result_shape<typename detail::node_t<Xs>::static_shape...>;
   static constexpr node_kind kind = node_kind::materialized;
   static constexpr bool takes_grad = (detail::node_t<Xs>::takes_grad || ...);
 

@@ -63,7 +63,7 @@ template <class E, class Segment>
 constexpr sweep_role role_of() {
   if constexpr (E::kind == node_kind::leaf) return sweep_role::leaf;
   else if constexpr (E::kind == node_kind::materialized) return sweep_role::materialized;
-  else if constexpr (static_size_v<typename E::shape> == 1 && static_size_v<Segment> != 1) return sweep_role::hoisted;
+  else if constexpr (static_size_v<typename E::static_shape> == 1 && static_size_v<Segment> != 1) return sweep_role::hoisted;
   else return sweep_role::fused;
 }
 
@@ -144,7 +144,7 @@ struct access_frame {
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
-  segment_access<value_type, typename E::shape, Segment> access;
+  segment_access<value_type, typename E::static_shape, Segment> access;
 
   template <class Sinks>
   sweep_state(const E& leaf, const Extents& segment, Sinks& sinks)
@@ -259,31 +259,31 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::hoisted> {
   using value_type = typename E::value_type;
-  using shape = typename E::shape;
+  using static_shape = typename E::static_shape;
 
-  storage_t<value_type, shape> value;
-  storage_t<value_type, shape> grad;
-  segment_access<value_type, shape, Segment> access;
-  sweep_state<E, shape> inner;
-  segment_access<value_type, shape, shape> upstream;
+  storage_t<value_type, static_shape> value;
+  storage_t<value_type, static_shape> grad;
+  segment_access<value_type, static_shape, Segment> access;
+  sweep_state<E, static_shape> inner;
+  segment_access<value_type, static_shape, static_shape> upstream;
 
   template <class Sinks>
   sweep_state(const E& e, const Extents& segment, Sinks& sinks)
-      : value(make_storage<value_type, shape>(Extents::of<shape>())),
-        grad(storage_t<value_type, shape>::Zero(value.size())),
-        access(value.data(), Extents::of<shape>(), segment, E::takes_grad ? grad.data() : nullptr),
-        inner(e, Extents::of<shape>(), sinks),
-        upstream(grad.data(), Extents::of<shape>(), Extents::of<shape>(), nullptr) {}
+      : value(make_storage<value_type, static_shape>(Extents::of<static_shape>())),
+        grad(storage_t<value_type, static_shape>::Zero(value.size())),
+        access(value.data(), Extents::of<static_shape>(), segment, E::takes_grad ? grad.data() : nullptr),
+        inner(e, Extents::of<static_shape>(), sinks),
+        upstream(grad.data(), Extents::of<static_shape>(), Extents::of<static_shape>(), nullptr) {}
 
   void forward() {
     inner.forward();
-    run_segment<shape>(inner, Extents::of<shape>(), store_values<value_type>{value.data()});
+    run_segment<static_shape>(inner, Extents::of<static_shape>(), store_values<value_type>{value.data()});
     access.load();
   }
   void finish() {
     access.finish();
     if constexpr (E::takes_grad) {
-      run_segment<shape>(inner, Extents::of<shape>(), discard_values{}, &upstream);
+      run_segment<static_shape>(inner, Extents::of<static_shape>(), discard_values{}, &upstream);
       inner.finish();
     }
   }
@@ -299,18 +299,18 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
 template <class Op, class X>
 struct materialized_operand {
   using value_type = typename X::value_type;
-  using shape = typename X::shape;
+  using static_shape = typename X::static_shape;
   static constexpr bool is_leaf = X::kind == node_kind::leaf;
   static constexpr bool takes_grad = X::takes_grad;
   static constexpr bool fused = LinearFullReduction<Op>;  // reduced inside the loop
-  using upstream_shape = std::conditional_t<fused, Shape<>, shape>;
+  using upstream_shape = std::conditional_t<fused, Shape<>, static_shape>;
 
   const X& node;
   Extents extents;
-  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, storage_t<value_type, shape>> values;
+  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, storage_t<value_type, static_shape>> values;
   storage_t<value_type, upstream_shape> upstream;
-  sweep_state<X, shape> state;
-  segment_access<value_type, upstream_shape, shape> upstream_access;
+  sweep_state<X, static_shape> state;
+  segment_access<value_type, upstream_shape, static_shape> upstream_access;
 
   template <class Sinks>
   materialized_operand(const X& x, Sinks& sinks)
@@ -366,19 +366,19 @@ template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::materialized> {
   using Op = typename E::op;
   using value_type = typename E::value_type;
-  using shape = typename E::shape;
+  using static_shape = typename E::static_shape;
   static constexpr bool fused = LinearFullReduction<Op>;
 
   Extents extents;
-  storage_t<value_type, shape> value;
-  storage_t<value_type, shape> grad;  // what the parent segment's sweep sends back
-  segment_access<value_type, shape, Segment> access;
+  storage_t<value_type, static_shape> value;
+  storage_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
+  segment_access<value_type, static_shape, Segment> access;
 
   template <class Sinks>
   sweep_state(const E& e, const Extents& segment, Sinks& sinks)
       : extents(e.extents()),
-        value(make_storage<value_type, shape>(extents)),
-        grad(storage_t<value_type, shape>::Zero(static_cast<Eigen::Index>(extents.size()))),
+        value(make_storage<value_type, static_shape>(extents)),
+        grad(storage_t<value_type, static_shape>::Zero(static_cast<Eigen::Index>(extents.size()))),
         access(value.data(), extents, segment, E::takes_grad ? grad.data() : nullptr),
         operands_(e, sinks) {}
 
@@ -389,10 +389,10 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       o.state.forward();
       if constexpr (fused) {
         value_type total(0);
-        run_segment<typename operand::shape>(o.state, o.extents, sum_values<value_type>{&total});
+        run_segment<typename operand::static_shape>(o.state, o.extents, sum_values<value_type>{&total});
         value.setConstant(total * Op::template scale<value_type>(o.extents.size()));
       } else if constexpr (!operand::is_leaf) {
-        run_segment<typename operand::shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
+        run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
       }
     });
     if constexpr (!fused) Op::value(value.data(), operands_.template view<value_type>());
@@ -412,7 +412,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
             Op::template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
-          run_segment<typename operand::shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
+          run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
           o.state.finish();
         }
       });

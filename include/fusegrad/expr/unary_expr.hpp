@@ -13,7 +13,7 @@ struct unary_expr {
   using op = Op;
   using operand = detail::node_t<X>;
   using value_type = typename operand::value_type;
-  using shape = typename operand::shape;
+  using static_shape = typename operand::static_shape;
   static constexpr node_kind kind = node_kind::elementwise;
   static constexpr bool takes_grad = operand::takes_grad;
 

@@ -40,8 +40,8 @@ constexpr bool divides_by_uniform() {
   } else if constexpr (Number<A>) {
     return false;
   } else {
-    return static_size_v<typename std::remove_cvref_t<B>::shape> == 1 &&
-           static_size_v<typename std::remove_cvref_t<A>::shape> != 1;
+    return static_size_v<typename std::remove_cvref_t<B>::static_shape> == 1 &&
+           static_size_v<typename std::remove_cvref_t<A>::static_shape> != 1;
   }
 }
 }  // namespace detail

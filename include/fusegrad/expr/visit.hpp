@@ -1,0 +1,77 @@
+// expr/visit.hpp -- walking a static expression at run time: its leaves, and its text.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/binary_expr.hpp>
+#include <fusegrad/expr/materialized_expr.hpp>
+#include <fusegrad/expr/unary_expr.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+template <class E>
+inline constexpr bool is_unary_expr_v = false;
+template <class Op, class X>
+inline constexpr bool is_unary_expr_v<unary_expr<Op, X>> = true;
+}  // namespace detail
+
+/// Calls f(leaf) for every leaf occurrence of an expression, left to right.
+template <class E, class F>
+void for_each_leaf(const E& e, F&& f) {
+  if constexpr (E::kind == node_kind::leaf) {
+    f(e);
+  } else if constexpr (E::kind == node_kind::materialized) {
+    std::apply([&](const auto&... a) { (for_each_leaf(a, f), ...); }, e.args);
+  } else if constexpr (detail::is_unary_expr_v<E>) {
+    for_each_leaf(e.x, f);
+  } else {
+    for_each_leaf(e.lhs, f);
+    for_each_leaf(e.rhs, f);
+  }
+}
+
+/// The expression as text, e.g. "sum(sin(a) * exp(-(a * a)))"; `leaf_name(leaf)` names leaves.
+template <class E, class Name>
+std::string describe(const E& e, Name&& leaf_name) {
+  if constexpr (E::kind == node_kind::leaf) {
+    return leaf_name(e);
+  } else if constexpr (E::kind == node_kind::materialized) {
+    std::string out = std::string(E::op::name) + "(";
+    bool first = true;
+    std::apply([&](const auto&... a) { ((out += (first ? "" : ", ") + describe(a, leaf_name), first = false), ...); },
+               e.args);
+    return out + ")";
+  } else if constexpr (detail::is_unary_expr_v<E>) {
+    if constexpr (E::op::name == std::string_view("negate")) return "-(" + describe(e.x, leaf_name) + ")";
+    else return std::string(E::op::name) + "(" + describe(e.x, leaf_name) + ")";
+  } else {
+    constexpr std::string_view symbol = E::op::symbol;
+    if constexpr (symbol == "max" || symbol == "min")
+      return std::string(E::op::name) + "(" + describe(e.lhs, leaf_name) + ", " + describe(e.rhs, leaf_name) + ")";
+    else
+      return "(" + describe(e.lhs, leaf_name) + " " + std::string(symbol) + " " + describe(e.rhs, leaf_name) + ")";
+  }
+}
+
+/// How many operations an expression holds (leaves excluded).
+template <class E>
+constexpr std::size_t operation_count() {
+  if constexpr (E::kind == node_kind::leaf) {
+    return 0;
+  } else if constexpr (E::kind == node_kind::materialized) {
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return (std::size_t{1} + ... + operation_count<Xs>());
+    }(typename E::operand_types{});
+  } else if constexpr (detail::is_unary_expr_v<E>) {
+    return 1 + operation_count<typename E::operand>();
+  } else {
+    return 1 + operation_count<typename E::lhs_type>() + operation_count<typename E::rhs_type>();
+  }
+}
+
+}  // namespace fusegrad

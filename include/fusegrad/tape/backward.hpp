@@ -1,0 +1,119 @@
+// tape/backward.hpp -- the engine: reverse topological traversal of a recorded graph, iterative.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <fusegrad/error.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/graph.hpp>
+#include <fusegrad/tape/tensor.hpp>
+
+namespace fusegrad::detail {
+
+// Backpropagates `seed` (shaped like root) through the graph that produced root. Each node
+// runs once, after every consumer of its output has sent its gradient (Kahn's algorithm on
+// the reverse graph), so diamonds and shared sub-graphs are right. No recursion anywhere:
+// a chain of a million nodes needs no stack.
+template <class T>
+void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
+  if (!root.grad_fn) {  // a leaf: its gradient is the seed
+    if (root.requires_grad) root.accumulate_grad(seed);
+    return;
+  }
+  // 1. Count, for each node, how many edges inside this graph lead to it.
+  std::vector<node<T>*> stack{root.grad_fn.get()}, visited;
+  root.grad_fn->waiting = 0;
+  visited.push_back(root.grad_fn.get());
+  root.grad_fn->has_grad = true;  // reused below as "seen" during the count
+  while (!stack.empty()) {
+    node<T>* n = stack.back();
+    stack.pop_back();
+    for (edge<T>& e : n->inputs) {
+      if (!e.fn) continue;
+      if (!e.fn->has_grad) {
+        e.fn->has_grad = true;
+        e.fn->waiting = 0;
+        visited.push_back(e.fn.get());
+        stack.push_back(e.fn.get());
+      }
+      ++e.fn->waiting;
+    }
+  }
+  for (node<T>* n : visited) n->has_grad = false;
+
+  // 2. Run nodes whose consumers are all done, from the root down.
+  node<T>& first = *root.grad_fn;
+  first.grad_buffer = Eigen::Map<const array_t<T>>(seed, static_cast<Eigen::Index>(root.extents.size()));
+  first.has_grad = true;
+  std::vector<node<T>*> ready{&first};
+  std::vector<array_t<T>> input_grads;
+  while (!ready.empty()) {
+    node<T>* n = ready.back();
+    ready.pop_back();
+    if (n->released)
+      throw graph_error("fusegrad: part of the graph (" + n->name() +
+                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
+                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+    input_grads.resize(n->inputs.size());
+    for (std::size_t k = 0; k < n->inputs.size(); ++k)
+      input_grads[k] = array_t<T>::Zero(static_cast<Eigen::Index>(n->inputs[k].extents.size()));
+    tensor_impl<T>* out = n->output;
+    T* deferred = out && out->value_pending ? out->storage->data : nullptr;
+    n->backward(n->grad_buffer.data(), input_grads, deferred);
+    if (deferred) out->value_pending = false;
+    if (out && out->retains_grad && out != &root) out->accumulate_grad(n->grad_buffer.data());
+    if (anomaly_detection)
+      for (const array_t<T>& g : input_grads) check_finite(g.data(), std::size_t(g.size()), n->name() + " (backward)");
+    for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+      edge<T>& e = n->inputs[k];
+      if (e.leaf) {
+        e.leaf->accumulate_grad(input_grads[k].data());
+        continue;
+      }
+      node<T>& next = *e.fn;
+      if (next.has_grad) {
+        next.grad_buffer += input_grads[k];
+      } else {
+        next.grad_buffer = std::move(input_grads[k]);
+        next.has_grad = true;
+      }
+      if (--next.waiting == 0) ready.push_back(&next);
+    }
+    n->grad_buffer = array_t<T>();
+    n->has_grad = false;
+    if (!retain_graph) {
+      n->release_saved();
+      n->released = true;
+    }
+  }
+}
+
+}  // namespace fusegrad::detail
+
+namespace fusegrad {
+
+template <Scalar T>
+void BasicTensor<T>::backward(BackwardOptions options) const {
+  if (!checked().requires_grad)
+    throw graph_error("fusegrad::Tensor::backward(): this tensor does not require grad; nothing that produced "
+                      "it requires grad (call requires_grad_() on the parameters before computing it)");
+  if (numel() != 1)
+    throw graph_error("fusegrad::Tensor::backward(): the tensor has shape " + shape().to_string() +
+                      "; backward() without a gradient needs a one-element tensor. Reduce it (sum, mean) or pass "
+                      "the upstream gradient: t.backward(gradient)");
+  const T seed(1);
+  detail::run_backward(*impl_, &seed, options.retain_graph);
+}
+
+template <Scalar T>
+void BasicTensor<T>::backward(const BasicTensor& gradient, BackwardOptions options) const {
+  if (!checked().requires_grad)
+    throw graph_error("fusegrad::Tensor::backward(gradient): this tensor does not require grad");
+  if (!(gradient.shape() == shape()))
+    throw shape_error("fusegrad::Tensor::backward(gradient): the gradient has shape " + gradient.shape().to_string() +
+                      " but the tensor has shape " + shape().to_string());
+  detail::run_backward(*impl_, gradient.data(), options.retain_graph);
+}
+
+}  // namespace fusegrad

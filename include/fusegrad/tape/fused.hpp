@@ -1,0 +1,234 @@
+// tape/fused.hpp -- the bridge: a static expression over tensors recorded as one tape node, or one per op.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/grad.hpp>
+#include <fusegrad/expr/visit.hpp>
+#include <fusegrad/tape/graph.hpp>
+#include <fusegrad/tape/tensor.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+
+// holds_references_v<E>: some leaf of E is held by reference (an lvalue Var or Const). A
+// recorded node outlives the statement that built it, so it may hold only tensors
+// (handles) and values.
+template <class C>
+constexpr bool holds_references() {
+  using E = std::remove_cvref_t<C>;
+  if constexpr (std::is_reference_v<C>) {
+    return true;
+  } else if constexpr (E::kind == node_kind::leaf) {
+    return false;
+  } else if constexpr (E::kind == node_kind::materialized) {
+    return []<class... Xs>(std::tuple<Xs...>*) { return (holds_references<Xs>() || ...); }(
+        static_cast<decltype(std::declval<E&>().args)*>(nullptr));
+  } else if constexpr (is_unary_expr_v<E>) {
+    return holds_references<decltype(std::declval<E&>().x)>();
+  } else {
+    return holds_references<decltype(std::declval<E&>().lhs)>() || holds_references<decltype(std::declval<E&>().rhs)>();
+  }
+}
+
+// Routes each tensor leaf occurrence to the gradient buffer of the node input it is.
+template <class T>
+struct tensor_sinks {
+  std::span<tensor_impl<T>* const> leaves;
+  std::span<array_t<T>> grads;
+
+  template <class L>
+  typename L::value_type* sink_for(const L& leaf) const {
+    if constexpr (is_tensor_v<L>) {
+      for (std::size_t k = 0; k < leaves.size(); ++k)
+        if (leaves[k] == leaf.impl()) return grads[k].data();
+    }
+    return nullptr;
+  }
+};
+
+// A recorded static expression. It keeps the expression (tensor leaves are handles, so
+// their values stay alive) and recomputes the element-wise chain block by block during
+// backward: nothing intermediate is stored.
+template <class E>
+class fused_node final : public node<typename E::value_type> {
+  using T = typename E::value_type;
+
+ public:
+  fused_node(const E& expr, std::vector<tensor_impl<T>*> grad_leaves, std::vector<tensor_impl<T>*> all_leaves)
+      : expr_(expr), grad_leaves_(std::move(grad_leaves)) {
+    versions_.reserve(all_leaves.size());
+    for (tensor_impl<T>* leaf : all_leaves) versions_.emplace_back(leaf, leaf->storage->version);
+  }
+
+  [[nodiscard]] std::string name() const override {
+    if constexpr (operation_count<E>() == 1) {
+      return std::string(E::op::backward_name);
+    } else {
+      return "FusedBackward";
+    }
+  }
+
+  [[nodiscard]] std::string expression() const override {
+    if (!expr_) return "(freed)";
+    return describe(*expr_, [this](const auto& leaf) { return leaf_name(leaf); });
+  }
+
+  void compute_value(T* out) override {
+    check_versions();
+    evaluate_into(*expr_, this->extents, out);
+    if (anomaly_detection) check_finite(out, this->extents.size(), name() + " (forward)");
+  }
+
+  void backward(const T* grad_output, std::span<array_t<T>> input_grads, T* value_out) override {
+    check_versions();
+    const tensor_sinks<T> sinks{grad_leaves_, input_grads};
+    auto value = [&] {
+      if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op>) {
+        // One value upstream of a sum or mean: forward and reverse share one loop.
+        return reverse_sweep(*expr_, sinks, grad_output[0], Extents{});
+      } else {
+        const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
+        return reverse_sweep(*expr_, sinks, upstream, this->extents);
+      }
+    }();
+    if (value_out) std::copy(value.data(), value.data() + value.size(), value_out);
+  }
+
+  void release_saved() noexcept override {
+    expr_.reset();
+    versions_.clear();
+  }
+
+ private:
+  template <class L>
+  std::string leaf_name(const L& leaf) const {
+    if constexpr (is_tensor_v<L>) {
+      const auto it = std::find_if(versions_.begin(), versions_.end(), [&](const auto& v) { return v.first == leaf.impl(); });
+      const auto k = static_cast<std::size_t>(it - versions_.begin());
+      return k < 26 ? std::string(1, char('a' + k)) : "t" + std::to_string(k);
+    } else if constexpr (std::is_same_v<typename L::static_shape, Shape<>>) {
+      std::ostringstream s;
+      s << leaf.data()[0];
+      return s.str();
+    } else {
+      return "const" + leaf.extents().to_string();
+    }
+  }
+
+  void check_versions() const {
+    if (!expr_)
+      throw graph_error("fusegrad: part of the graph (" + name() +
+                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
+                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+    for (const auto& [leaf, version] : versions_)
+      if (leaf->storage->version != version)
+        throw graph_error("fusegrad: a tensor read by " + name() + " was modified in place after it was recorded "
+                          "(version " + std::to_string(version) + ", now " + std::to_string(leaf->storage->version) +
+                          "); its gradient would be wrong. Modify a copy, or record the operation after the change");
+  }
+
+  std::optional<E> expr_;
+  std::vector<tensor_impl<T>*> grad_leaves_;  // aligned with this->inputs; kept alive by expr_
+  std::vector<std::pair<tensor_impl<T>*, std::uint64_t>> versions_;
+};
+
+}  // namespace detail
+
+/// Records a static expression whose leaves are tensors (and plain numbers) as ONE tape
+/// node whose backward is the fused static gradient. What `Tensor t = expr;` does.
+/// When the expression is a sum or mean, its value is deferred: a backward that comes
+/// first computes value and gradients in a single pass. Example: examples/dynamic_graph.cpp.
+template <Differentiable E>
+[[nodiscard]] auto fused(const E& expr) {
+  using node_type = std::remove_cvref_t<E>;
+  using T = typename node_type::value_type;
+  if constexpr (detail::is_tensor_v<node_type>) {
+    return expr;
+  } else {
+    static_assert(!detail::holds_references<node_type>(),
+                  "fusegrad::fused(expr): a recorded expression may hold only Tensors and plain numbers, not "
+                  "references to Var or Const leaves (it outlives this statement); make a Tensor of the data "
+                  "with fusegrad::Tensor::from(...)");
+    std::vector<detail::tensor_impl<T>*> all, needing_grad;
+    for_each_leaf(expr, [&](const auto& leaf) {
+      if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
+        detail::tensor_impl<T>* impl = leaf.impl();
+        if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
+        if (std::find(all.begin(), all.end(), impl) != all.end()) return;
+        all.push_back(impl);
+        if (impl->requires_grad) needing_grad.push_back(impl);
+      }
+    });
+    const Extents extents = expr.extents();
+    BasicTensor<T> out = BasicTensor<T>::empty(extents);
+    detail::tensor_impl<T>& result = *out.impl();
+    if (!is_grad_enabled() || needing_grad.empty()) {
+      detail::evaluate_into(expr, extents, result.storage->data);
+      return out;
+    }
+    auto node = detail::ref<detail::fused_node<node_type>>::make(expr, needing_grad, all);
+    node->extents = extents;
+    node->inputs.reserve(needing_grad.size());
+    for (detail::tensor_impl<T>* input : needing_grad) {
+      if (input->grad_fn)
+        node->inputs.push_back({input->grad_fn, nullptr, input->extents});
+      else
+        node->inputs.push_back({nullptr, detail::ref<detail::tensor_impl<T>>(input), input->extents});
+    }
+    node->output = &result;
+    result.grad_fn = node;
+    result.requires_grad = true;
+    constexpr bool deferrable =
+        node_type::kind == node_kind::materialized && LinearFullReduction<typename node_type::op>;
+    if (deferrable && extents.size() == 1 && !detail::anomaly_detection)
+      result.value_pending = true;
+    else
+      node->compute_value(result.storage->data);
+    return out;
+  }
+}
+
+/// Records the same expression with one tape node per operation, as an eager framework
+/// does: what the benchmarks compare fused recording against.
+template <Differentiable E>
+[[nodiscard]] auto taped(const E& expr) {
+  using node_type = std::remove_cvref_t<E>;
+  using T = typename node_type::value_type;
+  if constexpr (detail::is_tensor_v<node_type>) {
+    return expr;
+  } else if constexpr (node_type::kind == node_kind::leaf) {
+    return BasicTensor<T>::from(std::span<const T>(expr.data(), expr.extents().size()), expr.extents());
+  } else if constexpr (node_type::kind == node_kind::materialized) {
+    return std::apply(
+        [](const auto&... a) {
+          using op = typename node_type::op;
+          return fused(materialized_expr<op, decltype(taped(a))...>{std::tuple(taped(a)...)});
+        },
+        expr.args);
+  } else if constexpr (detail::is_unary_expr_v<node_type>) {
+    return fused(unary_expr<typename node_type::op, BasicTensor<T>>{taped(expr.x)});
+  } else {
+    return fused(binary_expr<typename node_type::op, BasicTensor<T>, BasicTensor<T>>{taped(expr.lhs), taped(expr.rhs)});
+  }
+}
+
+template <Scalar T>
+template <Differentiable E>
+  requires(!detail::is_tensor_v<std::remove_cvref_t<E>>)
+BasicTensor<T>::BasicTensor(const E& expr) : BasicTensor(fused(expr)) {
+  static_assert(std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>,
+                "fusegrad::Tensor: the expression's scalar type differs from the tensor's");
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,131 @@
+// tape/graph.hpp -- the dynamic graph's objects: tensor storage, tensor state, recorded nodes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/ref_counted.hpp>
+
+namespace fusegrad::detail {
+
+template <class T>
+using array_t = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// The values of a tensor: owned, or a view of caller memory. Shared by a tensor, its
+// detach()ed copies and the nodes that read it. `version` counts in-place writes, so a
+// node can tell that a value it will read in backward is no longer the one it was given.
+template <Scalar T>
+struct tensor_storage final : ref_counted {
+  array_t<T> owned;
+  T* data = nullptr;
+  std::size_t size = 0;
+  std::uint64_t version = 0;
+
+  explicit tensor_storage(std::size_t n) : owned(static_cast<Eigen::Index>(n)), data(owned.data()), size(n) {}
+  tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
+  [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept { return {data, static_cast<Eigen::Index>(size)}; }
+};
+
+// Throws value_error naming `what` when anomaly mode finds a NaN or infinity in `values`.
+template <class T>
+void check_finite(const T* values, std::size_t n, const std::string& what) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const Eigen::Map<const array_t<T>> v(values, static_cast<Eigen::Index>(n));
+    if (!v.allFinite())
+      throw value_error("fusegrad anomaly: " + what + " produced NaN or infinity (found by DetectAnomalyGuard)");
+  }
+}
+
+template <Scalar T>
+struct node;
+
+// What a Tensor handle points to.
+template <Scalar T>
+struct tensor_impl final : ref_counted {
+  Extents extents;
+  ref<tensor_storage<T>> storage;
+  ref<node<T>> grad_fn;  // the node that produced this tensor; null for leaves
+  ref<tensor_storage<T>> grad;
+  bool requires_grad = false;
+  bool retains_grad = false;
+  bool value_pending = false;  // a fused node will compute the values when first read
+
+  tensor_impl(const Extents& e, ref<tensor_storage<T>> s) : extents(e), storage(std::move(s)) {}
+  ~tensor_impl() override;
+
+  // The values, computed first if a fused node deferred them.
+  const T* data();
+  void accumulate_grad(const T* g) {
+    if (!grad) {
+      grad = ref<tensor_storage<T>>::make(extents.size());
+      grad->values().setZero();
+    }
+    grad->values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
+  }
+};
+
+// Where a node sends the gradient of one of its inputs: the node that produced that input,
+// or, for a leaf, the leaf itself (PyTorch's AccumulateGrad).
+template <Scalar T>
+struct edge {
+  ref<node<T>> fn;
+  ref<tensor_impl<T>> leaf;
+  Extents extents;
+};
+
+// A recorded operation. Subclasses say how to compute its value and its VJP; the engine
+// (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
+// them: a node lives while its output or a later node needs it.
+template <Scalar T>
+struct node : ref_counted {
+  std::vector<edge<T>> inputs;  // one per distinct input that requires grad
+  Extents extents;              // of the output
+  tensor_impl<T>* output = nullptr;  // not owning: cleared when the output tensor dies
+  bool released = false;
+
+  // The engine's scratch space during one backward.
+  array_t<T> grad_buffer;
+  std::size_t waiting = 0;
+  bool has_grad = false;
+
+  /// The name in pictures and errors, PyTorch style: "MulBackward", "FusedBackward".
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// The expression the node computes, over its inputs; pictures show it for fused nodes.
+  [[nodiscard]] virtual std::string expression() const = 0;
+  /// Writes the output values (extents.size() of them).
+  virtual void compute_value(T* out) = 0;
+  /// Given dL/d(output), writes dL/d(input k) into input_grads[k] (zeroed, input-shaped).
+  /// When `value_out` is not null the node also writes its output values there (a deferred
+  /// value computed in the same pass as the gradient).
+  virtual void backward(const T* grad_output, std::span<array_t<T>> input_grads, T* value_out) = 0;
+  /// Drops what backward would read (called when a backward runs without retain_graph).
+  virtual void release_saved() noexcept = 0;
+};
+
+template <Scalar T>
+tensor_impl<T>::~tensor_impl() {
+  if (grad_fn && grad_fn->output == this) grad_fn->output = nullptr;
+}
+
+template <Scalar T>
+const T* tensor_impl<T>::data() {
+  if (value_pending) {
+    if (!grad_fn || grad_fn->released)
+      throw graph_error("fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
+                        "read the value before backward, or pass retain_graph=true");
+    grad_fn->compute_value(storage->data);
+    value_pending = false;
+  }
+  return storage->data;
+}
+
+}  // namespace fusegrad::detail

@@ -1,0 +1,83 @@
+// tape/ref_counted.hpp -- intrusive reference counting whose destruction is iterative, never recursive.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace fusegrad::detail {
+
+// Graph objects (tensor storage, tensors, nodes) count their own references: one
+// allocation per object, no control block. Dropping the last reference to the head of a
+// 1,000,000-node chain would destroy the chain recursively and overflow the stack, so
+// destruction is deferred: an object whose count reaches zero while another is being
+// destroyed is queued, and the outermost release drains the queue in a loop.
+class ref_counted {
+ public:
+  ref_counted() = default;
+  ref_counted(const ref_counted&) = delete;
+  ref_counted& operator=(const ref_counted&) = delete;
+  virtual ~ref_counted() = default;
+
+  void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    thread_local std::vector<ref_counted*>* pending = nullptr;
+    if (pending) {  // inside another destruction: queue, do not recurse
+      pending->push_back(this);
+      return;
+    }
+    std::vector<ref_counted*> queue{this};
+    pending = &queue;
+    while (!queue.empty()) {
+      ref_counted* next = queue.back();
+      queue.pop_back();
+      delete next;
+    }
+    pending = nullptr;
+  }
+
+ private:
+  std::atomic<std::uint32_t> refs_{0};
+};
+
+// A strong reference to a ref_counted T.
+template <class T>
+class ref {
+ public:
+  ref() noexcept = default;
+  ref(std::nullptr_t) noexcept {}
+  explicit ref(T* p) noexcept : p_(p) {
+    if (p_) p_->retain();
+  }
+  ref(const ref& o) noexcept : ref(o.p_) {}
+  ref(ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  template <class U>
+    requires std::is_convertible_v<U*, T*>
+  ref(const ref<U>& o) noexcept : ref(static_cast<T*>(o.get())) {}
+  ref& operator=(ref o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~ref() {
+    if (p_) p_->release();
+  }
+
+  template <class... Args>
+  static ref make(Args&&... args) {
+    return ref(new T(std::forward<Args>(args)...));
+  }
+
+  [[nodiscard]] T* get() const noexcept { return p_; }
+  T* operator->() const noexcept { return p_; }
+  T& operator*() const noexcept { return *p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  friend bool operator==(const ref& a, const ref& b) noexcept { return a.p_ == b.p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+}  // namespace fusegrad::detail
