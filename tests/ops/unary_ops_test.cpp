@@ -84,6 +84,9 @@ TYPED_TEST(UnaryOps, Tanh) {
 TYPED_TEST(UnaryOps, Sigmoid) {
   this->check([](const auto& x) { return fg::sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -5, 5);
 }
+TYPED_TEST(UnaryOps, Reciprocal) {
+  this->check([](const auto& x) { return fg::reciprocal(x); }, [](double v) { return 1 / v; }, -3, 3, 0.0);
+}
 TYPED_TEST(UnaryOps, Relu) {
   this->check([](const auto& x) { return fg::relu(x); }, [](double v) { return v > 0 ? v : 0.0; }, -3, 3, 0.0);
 }

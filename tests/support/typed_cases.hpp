@@ -1,7 +1,9 @@
 // support/typed_cases.hpp -- the typed-test lists: {float, double} x {static, dyn} shapes, and vars filled at random.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -22,11 +24,11 @@ struct Case {
   static constexpr bool dynamic = Dynamic;
 
   template <std::size_t... E>
-  using shape = std::conditional_t<Dynamic, Shape<(void(E), dyn)...>, Shape<E...>>;
+  using declared_shape = std::conditional_t<Dynamic, Shape<(void(E), dyn)...>, Shape<E...>>;
   template <std::size_t... E>
-  using var = Var<T, shape<E...>>;
+  using var = Var<T, declared_shape<E...>>;
   template <std::size_t... E>
-  using constant = Const<T, shape<E...>>;
+  using constant = Const<T, declared_shape<E...>>;
 
   /// A Var of extents (E...), every value drawn uniformly from [lo, hi).
   template <std::size_t... E, class Rng>
@@ -34,6 +36,15 @@ struct Case {
     var<E...> v(Extents{E...});
     std::uniform_real_distribution<double> dist(lo, hi);
     for (Eigen::Index i = 0; i < v.value().size(); ++i) v.value()[i] = static_cast<T>(dist(rng));
+    return v;
+  }
+
+  /// A Var of extents (E...) holding `values` (row-major, converted to T).
+  template <std::size_t... E>
+  static var<E...> var_of(std::initializer_list<double> values) {
+    var<E...> v(Extents{E...});
+    EXPECT_EQ(values.size(), v.extents().size()) << "var_of: a test gives the wrong number of values";
+    std::transform(values.begin(), values.end(), v.value().data(), [](double d) { return static_cast<T>(d); });
     return v;
   }
 };

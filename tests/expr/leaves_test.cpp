@@ -1,0 +1,146 @@
+// expr/leaves_test.cpp -- Var and Const: building them from values and Eigen objects, views, and run-time shape errors.
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_array.hpp"
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::expect_array_near;
+using fg::test::expect_error;
+
+TEST(Leaves, FromAnInitializerList) {
+  fg::Var<double, fg::Shape<2, 2>> x{1.0, 2.0, 3.0, 4.0};
+  EXPECT_EQ(x.extents(), (Extents{2, 2}));
+  expect_array_near(x.value(), {1, 2, 3, 4});
+  fg::Var<double, fg::Shape<fg::dyn, 2>> y(Extents{3, 2}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(y.extents(), (Extents{3, 2}));
+  expect_array_near(y.value(), {1, 2, 3, 4, 5, 6});
+}
+
+TEST(Leaves, AWrongNumberOfValuesThrows) {
+  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<3>> x{1.0, 2.0}; }, {"2 values", "(3)"});
+  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0, 4.0}; }, {"4 values", "(3)"});
+  expect_error<fg::shape_error>(
+      [] {
+        fg::Const<double, fg::Shape<fg::dyn>> c(Extents{4}, {1.0, 2.0});
+      },
+      {"2 values", "(4)"});
+}
+
+TEST(Leaves, ExtentsThatDoNotFitTheDeclaredShapeThrow) {
+  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<3, fg::dyn>> x(Extents{2, 5}); }, {"(2,5)", "(3,?)"});
+  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<fg::dyn>> x(Extents{2, 5}); }, {"(2,5)", "(?)"});
+  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<4>> x(Eigen::VectorXd::Zero(3)); }, {"(3)", "(4)"});
+}
+
+TEST(Leaves, FromEigenVectors) {
+  Eigen::VectorXd v(3);
+  v << 1, 2, 3;
+  fg::Var<double, fg::Shape<fg::dyn>> x(v);
+  EXPECT_EQ(x.extents(), (Extents{3}));
+  expect_array_near(x.value(), {1, 2, 3});
+  EXPECT_NE(x.data(), v.data()) << "an owning leaf copies";
+  fg::Const<double, fg::Shape<3>> c(Eigen::Array3d(4, 5, 6));
+  expect_array_near(c.value(), {4, 5, 6});
+  fg::Var<float, fg::Shape<fg::dyn>> f(v);  // converted to the leaf's scalar type
+  expect_array_near(f.value(), {1, 2, 3});
+}
+
+// A column-major Eigen matrix is copied in row-major order: element (i,j) lands at i*cols + j.
+TEST(Leaves, FromAColumnMajorMatrixIsCopiedRowMajor) {
+  Eigen::MatrixXd m(2, 3);  // column-major storage: 1 4 2 5 3 6
+  m << 1, 2, 3,             //
+      4, 5, 6;
+  fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> x(m);
+  EXPECT_EQ(x.extents(), (Extents{2, 3}));
+  expect_array_near(x.value(), {1, 2, 3, 4, 5, 6});
+  fg::Const<double, fg::Shape<2, 3>> c(m);
+  expect_array_near(c.value(), {1, 2, 3, 4, 5, 6});
+}
+
+TEST(Leaves, FromARowMajorMatrix) {
+  Eigen::Matrix<double, 2, 3, Eigen::RowMajor> m;
+  m << 1, 2, 3,  //
+      4, 5, 6;
+  fg::Var<double, fg::Shape<2, 3>> x(m);
+  expect_array_near(x.value(), {1, 2, 3, 4, 5, 6});
+  // Row 0 summed over axis 1 is 6: the layout is really rows of 3.
+  expect_array_near(fg::eval(fg::sum(x, fg::axes<1>)), {6, 15});
+}
+
+// A view reads the caller's memory: no copy, and a change to the memory changes the next eval.
+TEST(Leaves, AViewReadsCallerMemoryWithoutCopying) {
+  std::vector<double> data{1.0, 2.0, 3.0};
+  fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(data.data(), {3});
+  EXPECT_EQ(x.data(), data.data());
+  const auto f = fg::sum(x * x);
+  EXPECT_EQ(fg::eval(f), 14.0);
+  data[2] = 10.0;
+  EXPECT_EQ(fg::eval(f), 105.0);
+  const auto [value, dx] = fg::value_and_grad(f, x);
+  EXPECT_EQ(value, 105.0);
+  expect_array_near(dx, {2, 4, 20});
+}
+
+TEST(Leaves, ViewsOfEigenObjects) {
+  Eigen::VectorXd v(4);
+  v << 1, 2, 3, 4;
+  fg::Const<double, fg::Shape<fg::dyn>, fg::view> c(v);
+  EXPECT_EQ(c.data(), v.data());
+  EXPECT_EQ(c.extents(), (Extents{4}));
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> m(2, 2);
+  m << 1, 2, 3, 4;
+  fg::Var<double, fg::Shape<2, 2>, fg::view> w(m);
+  EXPECT_EQ(w.data(), m.data());
+  m(1, 0) = 30;  // row-major: element (1,0) is the third value
+  expect_array_near(fg::eval(fg::matmul(w, w)), {1 + 2 * 30, 2 + 2 * 4, 30 + 4 * 30, 2 * 30 + 16});
+  // A static view of a raw pointer.
+  const double raw[3] = {7, 8, 9};
+  fg::Const<double, fg::Shape<3>, fg::view> r(raw);
+  expect_array_near(fg::eval(r * 1.0), {7, 8, 9});
+}
+
+// Run-time broadcasting: (3) and (4) clash; the shape_error names both shapes.
+TEST(Leaves, RunTimeBroadcastMismatchNamesBothShapes) {
+  fg::Var<double, fg::Shape<fg::dyn>> a(Extents{3}), b(Extents{4});
+  expect_error<fg::shape_error>([&] { (void)fg::eval(a + b); }, {"(3)", "(4)", "do not broadcast"});
+  expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum(a * b), a, b); }, {"(3)", "(4)"});
+  // A static (2,3) beside a dyn (?,3) of run-time extents (4,3).
+  fg::Var<double, fg::Shape<2, 3>> s;
+  fg::Var<double, fg::Shape<fg::dyn, 3>> d(Extents{4, 3});
+  expect_error<fg::shape_error>([&] { (void)fg::eval(s - d); }, {"(2,3)", "(4,3)"});
+  // Deep inside an expression, the error still names the two clashing shapes.
+  fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> p(Extents{5, 1}), q(Extents{2, 3});
+  expect_error<fg::shape_error>([&] { (void)fg::eval(fg::sum(fg::exp(p) * fg::sin(q))); }, {"(5,1)", "(2,3)"});
+}
+
+// A static operand beside a dyn one whose run-time extents hold as many elements but do not
+// broadcast: NumPy rejects (2,3) + (6) and (2,3) + (3,2); so must fusegrad, instead of pairing the
+// elements in memory order.
+TEST(Leaves, StaticBesideDynOfTheSameSizeButAnotherShapeThrows) {
+  fg::Var<double, fg::Shape<2, 3>> s{1, 2, 3, 4, 5, 6};
+  fg::Var<double, fg::Shape<fg::dyn>> flat(Extents{6});
+  fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> transposed(Extents{3, 2});
+  expect_error<fg::shape_error>([&] { (void)fg::eval(s + flat); }, {"(2,3)", "(6)"});
+  expect_error<fg::shape_error>([&] { (void)fg::eval(s + transposed); }, {"(2,3)", "(3,2)"});
+  expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum(s * transposed), s); }, {"(2,3)", "(3,2)"});
+}
+
+// Run-time extents that broadcast: (5,1) x (1,3) -> (5,3), gradients back in each operand's shape.
+TEST(Leaves, RunTimeBroadcastGradientsComeBackInEachShape) {
+  fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> p(Extents{5, 1}, {1, 2, 3, 4, 5}), q(Extents{1, 3}, {1, 10, 100});
+  const auto [value, dp, dq] = fg::value_and_grad(fg::sum(p * q), p, q);
+  EXPECT_EQ(value, 15.0 * 111.0);
+  expect_array_near(dp, {111, 111, 111, 111, 111});
+  expect_array_near(dq, {15, 15, 15});
+}
+
+}  // namespace

@@ -1,0 +1,168 @@
+// ops/reductions_test.cpp -- sum, mean, max: by hand on a 2x3 example, and against central differences.
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_array.hpp"
+#include "support/expect_error.hpp"
+#include "support/finite_difference.hpp"
+#include "support/typed_cases.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::as_array;
+using fg::test::expect_array_near;
+
+template <class C>
+class Reductions : public ::testing::Test {
+ protected:
+  using T = typename C::value_type;
+  std::mt19937 rng{fg::test::typed_seed};
+
+  // x = [[1, 2, 3], [4, 5, 6]]: every sum below is a small integer, exact in float.
+  typename C::template var<2, 3> x = C::template var_of<2, 3>({1, 2, 3, 4, 5, 6});
+};
+TYPED_TEST_SUITE(Reductions, fg::test::AllCases, fg::test::CaseNames);
+
+// --- by hand, on x = [[1, 2, 3], [4, 5, 6]] ------------------------------------------------------
+
+TYPED_TEST(Reductions, SumOverAllAxesByHand) {
+  const auto [value, dx] = fg::value_and_grad(fg::sum(this->x), this->x);
+  EXPECT_EQ(value, 21);
+  expect_array_near(dx, {1, 1, 1, 1, 1, 1});
+}
+
+TYPED_TEST(Reductions, MeanOverAllAxesByHand) {
+  const auto [value, dx] = fg::value_and_grad(fg::mean(this->x), this->x);
+  EXPECT_EQ(value, 3.5);
+  expect_array_near(dx, {1 / 6.0, 1 / 6.0, 1 / 6.0, 1 / 6.0, 1 / 6.0, 1 / 6.0}, 1e-7);
+}
+
+// sum over axis 0: column sums [5, 7, 9]; the upstream u = [1, 2, 3] flows back down each column.
+TYPED_TEST(Reductions, SumOverAxis0ByHand) {
+  const auto y = fg::sum(this->x, fg::axes<0>);
+  EXPECT_EQ(y.extents(), (Extents{3}));
+  using T = typename TestFixture::T;
+  const auto [value, dx] = fg::vjp(y, fg::test::Array<T>(fg::test::Array<double>{{1, 2, 3}}.cast<T>()), this->x);
+  expect_array_near(value, {5, 7, 9});
+  expect_array_near(dx, {1, 2, 3, 1, 2, 3});
+}
+
+// sum over axis 1 with keepdims: row sums [[6], [15]], shape (2,1); u = [1, 2] flows along each row.
+TYPED_TEST(Reductions, SumOverAxis1KeepDimsByHand) {
+  const auto y = fg::sum(this->x, fg::axes<1>, fg::keepdims);
+  EXPECT_EQ(y.extents(), (Extents{2, 1}));
+  using T = typename TestFixture::T;
+  const auto [value, dx] = fg::vjp(y, fg::test::Array<T>(fg::test::Array<double>{{1, 2}}.cast<T>()), this->x);
+  expect_array_near(value, {6, 15});
+  expect_array_near(dx, {1, 1, 1, 2, 2, 2});
+}
+
+// sum over both axes: 21, shape (); with keepdims shape (1,1).
+TYPED_TEST(Reductions, SumOverBothAxesByHand) {
+  const auto dropped = fg::sum(this->x, fg::axes<0, 1>);
+  const auto kept = fg::sum(this->x, fg::axes<0, 1>, fg::keepdims);
+  EXPECT_EQ(dropped.extents(), Extents{});
+  EXPECT_EQ(kept.extents(), (Extents{1, 1}));
+  EXPECT_EQ(fg::eval(dropped), 21);
+  expect_array_near(fg::eval(kept), {21});
+  const auto [value, dx] = fg::vjp(kept, 2.0, this->x);
+  expect_array_near(value, {21});
+  expect_array_near(dx, {2, 2, 2, 2, 2, 2});
+}
+
+// mean over axis 0: [2.5, 3.5, 4.5], shape (3); keepdims (1,3). u = [2, 4, 6] is halved on the way back.
+TYPED_TEST(Reductions, MeanOverAxis0ByHand) {
+  const auto dropped = fg::mean(this->x, fg::axes<0>);
+  const auto kept = fg::mean(this->x, fg::axes<0>, fg::keepdims);
+  EXPECT_EQ(dropped.extents(), (Extents{3}));
+  EXPECT_EQ(kept.extents(), (Extents{1, 3}));
+  expect_array_near(fg::eval(kept), {2.5, 3.5, 4.5});
+  using T = typename TestFixture::T;
+  const auto [value, dx] = fg::vjp(dropped, fg::test::Array<T>(fg::test::Array<double>{{2, 4, 6}}.cast<T>()), this->x);
+  expect_array_near(value, {2.5, 3.5, 4.5});
+  expect_array_near(dx, {1, 2, 3, 1, 2, 3});
+}
+
+// mean over axis 1: [2, 5]; u = [3, 6] is divided by 3 on the way back.
+TYPED_TEST(Reductions, MeanOverAxis1ByHand) {
+  const auto y = fg::mean(this->x, fg::axes<1>);
+  using T = typename TestFixture::T;
+  const auto [value, dx] = fg::vjp(y, fg::test::Array<T>(fg::test::Array<double>{{3, 6}}.cast<T>()), this->x);
+  expect_array_near(value, {2, 5});
+  expect_array_near(dx, {1, 1, 1, 2, 2, 2});
+}
+
+// max with a tie: x = [[1, 3, 2], [3, 0, -1]]: the maximum 3 appears twice, each gets dy/2.
+TYPED_TEST(Reductions, MaxWithATieSharesTheGradientEvenly) {
+  auto x = TypeParam::template var_of<2, 3>({1, 3, 2, 3, 0, -1});
+  const auto [value, dx] = fg::value_and_grad(fg::max(x), x);
+  EXPECT_EQ(value, 3);
+  expect_array_near(dx, {0, 0.5, 0, 0.5, 0, 0});
+  const auto [value4, dx4] = fg::vjp(fg::max(x), 4.0, x);
+  expect_array_near(value4, {3});
+  expect_array_near(dx4, {0, 2, 0, 2, 0, 0});
+}
+
+// Three ties: dy/3 each.
+TYPED_TEST(Reductions, MaxWithThreeTies) {
+  auto x = TypeParam::template var_of<2, 3>({5, 1, 5, 5, 2, 4});
+  const auto dx = fg::grad(fg::max(x), x);
+  expect_array_near(dx, {1 / 3.0, 0, 1 / 3.0, 1 / 3.0, 0, 0}, 1e-7);
+}
+
+// --- against central differences, on (5,30) and (2,3,4) --------------------------------------------
+
+TYPED_TEST(Reductions, Sum) {
+  auto x = TypeParam::template make_var<5, 30>(this->rng, -2, 2);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v); }, x);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v, fg::axes<1>); }, x);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(fg::sin(v), fg::axes<0>, fg::keepdims); }, x);
+  auto y = TypeParam::template make_var<2, 3, 4>(this->rng, -2, 2);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v * v, fg::axes<0, 2>, fg::keepdims); }, y);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v * v, fg::axes<1>); }, y);
+  expect_array_near(fg::eval(fg::sum(y)), {double(y.value().sum())}, 1e-6);
+}
+
+TYPED_TEST(Reductions, Mean) {
+  auto x = TypeParam::template make_var<5, 30>(this->rng, -2, 2);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(v); }, x);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(fg::exp(v), fg::axes<1>); }, x);
+  auto y = TypeParam::template make_var<2, 3, 4>(this->rng, -2, 2);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(v * v, fg::axes<0, 2>, fg::keepdims); }, y);
+  expect_array_near(fg::eval(fg::mean(y)), {double(y.value().mean())}, 1e-6);
+}
+
+// A reduction inside an element-wise expression: the sum of squared deviations from row means.
+TYPED_TEST(Reductions, DeviationsFromARowMean) {
+  auto x = TypeParam::template make_var<5, 30>(this->rng, -2, 2);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::square(v - fg::mean(v, fg::axes<1>, fg::keepdims)); },
+                                      x);
+}
+
+// max on distinct values 0.1 apart (FD cannot judge a tie), shuffled so the maximum sits anywhere.
+TYPED_TEST(Reductions, Max) {
+  using T = typename TestFixture::T;
+  auto x = TypeParam::template make_var<5, 30>(this->rng, 0, 1);
+  std::vector<double> values(150);
+  std::iota(values.begin(), values.end(), -75.0);
+  std::shuffle(values.begin(), values.end(), this->rng);
+  for (Eigen::Index i = 0; i < 150; ++i) x.value()[i] = static_cast<T>(values[std::size_t(i)] / 10);
+  EXPECT_EQ(double(fg::eval(fg::max(x))), double(T(7.4)));
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::max(v); }, x);
+  fg::test::expect_gradients_match_fd([](auto& v) { return fg::max(fg::sin(v)); }, x);
+}
+
+TEST(ReductionErrors, MaxOfAnEmptyArrayIsAValueError) {
+  fg::Var<double, fg::Shape<fg::dyn>> x(Extents{0});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::max(x)); }, {"fusegrad::max", "empty"});
+}
+
+}  // namespace
