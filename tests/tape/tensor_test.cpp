@@ -1,0 +1,272 @@
+// tape/tensor_test.cpp -- Tensor and FloatTensor: factories, handle semantics, accessors, detach, in-place rules.
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_array.hpp"
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::expect_array_near;
+using fg::test::expect_error;
+
+template <class T>
+class TensorTyped : public ::testing::Test {
+ protected:
+  using Tensor = fg::BasicTensor<T>;
+  // Values written with few binary digits are exact in float too: compare them exactly.
+  static constexpr double exact = 0;
+  static constexpr double tolerance = std::is_same_v<T, float> ? 1e-6 : 1e-15;
+};
+using Scalars = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(TensorTyped, Scalars);
+
+TYPED_TEST(TensorTyped, ZerosOnesFullHaveTheirShapeAndValues) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor z = Tensor::zeros({2, 3});
+  EXPECT_EQ(z.shape(), (Extents{2, 3}));
+  EXPECT_EQ(z.dim(), 2u);
+  EXPECT_EQ(z.numel(), 6u);
+  expect_array_near(z.eigen(), {0, 0, 0, 0, 0, 0});
+  expect_array_near(Tensor::ones({4}).eigen(), {1, 1, 1, 1});
+  const Tensor f = Tensor::full({1, 2, 2}, TypeParam(2.5));
+  EXPECT_EQ(f.shape(), (Extents{1, 2, 2}));
+  expect_array_near(f.eigen(), {2.5, 2.5, 2.5, 2.5});
+  const Tensor s = Tensor::scalar(TypeParam(-0.75));
+  EXPECT_EQ(s.shape(), Extents{});
+  EXPECT_EQ(s.dim(), 0u);
+  EXPECT_EQ(s.item(), TypeParam(-0.75));
+}
+
+TYPED_TEST(TensorTyped, ArangeCountsFromStartBelowStop) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor a = Tensor::arange(5);
+  EXPECT_EQ(a.shape(), Extents{5});
+  expect_array_near(a.eigen(), {0, 1, 2, 3, 4});
+  expect_array_near(Tensor::arange(1, 2, 0.25).eigen(), {1, 1.25, 1.5, 1.75});
+  expect_array_near(Tensor::arange(3, 0, -1).eigen(), {3, 2, 1});
+  EXPECT_EQ(Tensor::arange(2, 2).numel(), 0u);  // start == stop: empty
+  expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, 0); }, {"arange", "step"});
+  expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, -1); }, {"arange", "step"});
+}
+
+TYPED_TEST(TensorTyped, FromEigenVectorIsRankOne) {
+  using Tensor = typename TestFixture::Tensor;
+  Eigen::ArrayXd column(3);
+  column << 1.5, -2, 3;
+  const Tensor a = Tensor::from(column);
+  EXPECT_EQ(a.shape(), Extents{3});
+  expect_array_near(a.eigen(), {1.5, -2, 3});
+  Eigen::RowVectorXd row(2);
+  row << 4, 5;
+  const Tensor b = Tensor::from(row);
+  EXPECT_EQ(b.shape(), Extents{2});
+  expect_array_near(b.eigen(), {4, 5});
+}
+
+TYPED_TEST(TensorTyped, FromEigenMatrixIsRankTwoRowMajor) {
+  using Tensor = typename TestFixture::Tensor;
+  Eigen::MatrixXd m(2, 3);  // column-major in Eigen; the tensor stores it row-major
+  m << 1, 2, 3, 4, 5, 6;
+  const Tensor t = Tensor::from(m);
+  EXPECT_EQ(t.shape(), (Extents{2, 3}));
+  expect_array_near(t.eigen(), {1, 2, 3, 4, 5, 6});
+  const auto back = t.matrix();
+  ASSERT_EQ(back.rows(), 2);
+  ASSERT_EQ(back.cols(), 3);
+  EXPECT_TRUE(back.template cast<double>().isApprox(m));
+  EXPECT_EQ(back(1, 0), TypeParam(4));
+  expect_error<fg::shape_error>([&] { (void)Tensor::ones({6}).matrix(); }, {"matrix()", "rank 2", "(6)"});
+}
+
+TYPED_TEST(TensorTyped, FromValuesAndExtentsChecksTheCount) {
+  using Tensor = typename TestFixture::Tensor;
+  const std::vector<TypeParam> values{1, 2, 3, 4, 5, 6};
+  const Tensor t = Tensor::from(values, {3, 2});
+  EXPECT_EQ(t.shape(), (Extents{3, 2}));
+  expect_array_near(t.eigen(), {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(t.matrix()(2, 1), TypeParam(6));
+  const Tensor s = Tensor::from({TypeParam(7)}, Extents{});
+  EXPECT_EQ(s.item(), TypeParam(7));
+  expect_error<fg::shape_error>([&] { (void)Tensor::from(values, {2, 2}); }, {"6 values", "(2,2)", "4"});
+  expect_error<fg::shape_error>([] { (void)Tensor::from({TypeParam(1), TypeParam(2)}, {3}); }, {"2 values", "(3)"});
+  Eigen::ArrayXd five = Eigen::ArrayXd::Zero(5);
+  expect_error<fg::shape_error>([&] { (void)Tensor::from(five, {2, 3}); }, {"5 values", "(2,3)"});
+  const Tensor reshaped = Tensor::from(Eigen::ArrayXd::LinSpaced(6, 0, 5), {2, 3});
+  EXPECT_EQ(reshaped.matrix()(1, 0), TypeParam(3));
+}
+
+TYPED_TEST(TensorTyped, ViewSharesTheCallersMemory) {
+  using Tensor = typename TestFixture::Tensor;
+  std::vector<TypeParam> buffer{1, 2, 3, 4};
+  Tensor v = Tensor::view(buffer.data(), {2, 2});
+  EXPECT_EQ(v.shape(), (Extents{2, 2}));
+  EXPECT_EQ(v.data(), buffer.data());
+  buffer[0] = 10;  // the caller writes: the tensor sees it
+  EXPECT_EQ(v.matrix()(0, 0), TypeParam(10));
+  v.mutable_eigen()[3] = 40;  // the tensor writes: the caller sees it
+  EXPECT_EQ(buffer[3], TypeParam(40));
+  // An expression over a view reads the current memory.
+  const Tensor doubled = v * TypeParam(2);
+  expect_array_near(doubled.eigen(), {20, 4, 6, 80});
+}
+
+TYPED_TEST(TensorTyped, RandAndRandnAreReproducibleForEqualSeeds) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor a = Tensor::rand({1000}, 7), b = Tensor::rand({1000}, 7), c = Tensor::rand({1000}, 8);
+  EXPECT_TRUE((a.eigen() == b.eigen()).all());
+  EXPECT_GT((a.eigen() != c.eigen()).count(), 990);
+  EXPECT_GE(a.eigen().minCoeff(), TypeParam(0));
+  EXPECT_LT(a.eigen().maxCoeff(), TypeParam(1));
+  // Uniform on [0, 1): mean 1/2, standard error of the mean 1/sqrt(12 * 1000) ~ 0.009.
+  EXPECT_NEAR(double(a.eigen().template cast<double>().mean()), 0.5, 0.05);
+
+  const Tensor n1 = Tensor::randn({2, 5}, 42), n2 = Tensor::randn({2, 5}, 42), n3 = Tensor::randn({2, 5}, 43);
+  EXPECT_EQ(n1.shape(), (Extents{2, 5}));
+  EXPECT_TRUE((n1.eigen() == n2.eigen()).all());
+  EXPECT_FALSE((n1.eigen() == n3.eigen()).all());
+}
+
+TYPED_TEST(TensorTyped, RandnHasMeanZeroAndStandardDeviationOne) {
+  using Tensor = typename TestFixture::Tensor;
+  const Eigen::ArrayXd v = Tensor::randn({100, 100}, 2024).eigen().template cast<double>();
+  ASSERT_EQ(v.size(), 10000);
+  const double mean = v.mean();
+  const double sd = std::sqrt((v - mean).square().sum() / double(v.size() - 1));
+  // Standard errors: 0.01 for the mean, ~0.007 for the standard deviation; allow 5 of them.
+  EXPECT_NEAR(mean, 0.0, 0.05);
+  EXPECT_NEAR(sd, 1.0, 0.035);
+  // Roughly 68.3% within one standard deviation (standard error ~0.5%).
+  EXPECT_NEAR(double((v.abs() < 1.0).count()) / 10000.0, 0.6827, 0.025);
+}
+
+TYPED_TEST(TensorTyped, CopiesShareValuesAndGradient) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor a = Tensor::from({TypeParam(1), TypeParam(2), TypeParam(3)}, {3});
+  Tensor b = a;  // a handle: no copy of the values
+  EXPECT_EQ(a.data(), b.data());
+  b.mutable_eigen()[0] = 5;
+  EXPECT_EQ(a.eigen()[0], TypeParam(5));
+  b.requires_grad_();
+  EXPECT_TRUE(a.requires_grad());
+  const Tensor loss = fg::sum(a * a);  // d/da = 2a = (10, 4, 6)
+  loss.backward();
+  ASSERT_TRUE(b.grad().defined());
+  expect_array_near(b.grad().eigen(), {10, 4, 6});
+  a.zero_grad();
+  EXPECT_FALSE(b.grad().defined());
+}
+
+TYPED_TEST(TensorTyped, ItemNeedsExactlyOneElement) {
+  using Tensor = typename TestFixture::Tensor;
+  EXPECT_EQ(Tensor::full({1, 1}, TypeParam(3)).item(), TypeParam(3));
+  EXPECT_EQ(Tensor::full({1}, TypeParam(4)).item(), TypeParam(4));
+  expect_error<fg::value_error>([] { (void)Tensor::ones({2, 3}).item(); }, {"item()", "(2,3)", "6 elements"});
+  expect_error<fg::value_error>([] { (void)Tensor::zeros({0}).item(); }, {"item()", "(0)"});
+}
+
+TYPED_TEST(TensorTyped, UndefinedTensorSaysSo) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor undefined;
+  EXPECT_FALSE(undefined.defined());
+  expect_error<fg::value_error>([&] { (void)undefined.shape(); }, {"undefined"});
+  const Tensor p = Tensor::ones({2}).requires_grad_();
+  EXPECT_FALSE(p.grad().defined());  // no backward yet
+  expect_error<fg::value_error>([&] { (void)p.grad().item(); }, {"undefined", "grad()"});
+  expect_error<fg::value_error>([&] { const Tensor t = p * undefined; }, {"undefined"});
+}
+
+TYPED_TEST(TensorTyped, DetachSharesValuesButTakesNoGradient) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::from({TypeParam(1), TypeParam(2), TypeParam(3)}, {3}).requires_grad_();
+  const Tensor y = x * x;  // recorded
+  ASSERT_FALSE(y.is_leaf());
+  Tensor d = y.detach();
+  EXPECT_TRUE(d.is_leaf());
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_EQ(d.grad_fn_name(), "");
+  EXPECT_EQ(d.data(), y.data());  // shared, not copied
+  expect_array_near(d.eigen(), {1, 4, 9});
+  // detach() cuts the graph: sum(detach(x^2) * x) has gradient x^2, not 3x^2.
+  const Tensor f = fg::sum(d * x);
+  f.backward();
+  expect_array_near(x.grad().eigen(), {1, 4, 9});
+  EXPECT_FALSE(d.grad().defined());
+  // Writing through the detached handle changes the shared values (it needs no grad).
+  d.mutable_eigen()[0] = 7;
+  EXPECT_EQ(y.eigen()[0], TypeParam(7));
+}
+
+TYPED_TEST(TensorTyped, RequiresGradCanOnlyChangeOnLeaves) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::ones({2});
+  EXPECT_FALSE(x.requires_grad());
+  EXPECT_TRUE(x.requires_grad_().requires_grad());
+  EXPECT_FALSE(x.requires_grad_(false).requires_grad());
+  x.requires_grad_();
+  Tensor y = x + TypeParam(1);
+  EXPECT_TRUE(y.requires_grad());
+  expect_error<fg::graph_error>([&] { y.requires_grad_(false); }, {"requires_grad_()", "leaves", "detach()"});
+  expect_error<fg::graph_error>([&] { y.requires_grad_(); }, {"requires_grad_()"});
+}
+
+TYPED_TEST(TensorTyped, InPlaceWriteOnAParameterNeedsNoGradGuard) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor p = Tensor::from({TypeParam(1), TypeParam(2)}, {2}).requires_grad_();
+  const Tensor step = Tensor::from({TypeParam(0.5), TypeParam(1)}, {2});
+  const auto parts = {std::string_view("in place"), std::string_view("NoGradGuard")};
+  expect_error<fg::graph_error>([&] { (void)p.mutable_eigen(); }, parts);
+  expect_error<fg::graph_error>([&] { p.sub_(step, TypeParam(2)); }, parts);
+  expect_error<fg::graph_error>([&] { p.add_(step); }, parts);
+  expect_error<fg::graph_error>([&] { p.mul_(TypeParam(3)); }, parts);
+  expect_error<fg::graph_error>([&] { p.fill_(TypeParam(0)); }, parts);
+  expect_array_near(p.eigen(), {1, 2});  // nothing was written
+  {
+    fg::NoGradGuard guard;
+    p.sub_(step, TypeParam(2));  // (1, 2) - 2 (0.5, 1) = (0, 0)
+    expect_array_near(p.eigen(), {0, 0});
+    p.add_(step);          // (0.5, 1)
+    p.mul_(TypeParam(4));  // (2, 4)
+    expect_array_near(p.eigen(), {2, 4});
+    p.mutable_eigen()[1] = -1;
+    expect_array_near(p.eigen(), {2, -1});
+    p.fill_(TypeParam(0.25));
+    expect_array_near(p.eigen(), {0.25, 0.25});
+  }
+  EXPECT_TRUE(p.requires_grad());
+  // A tensor that takes no gradient may be written any time.
+  Tensor data = Tensor::zeros({2});
+  data.add_(step);
+  expect_array_near(data.eigen(), {0.5, 1});
+  expect_error<fg::shape_error>([&] { data.sub_(Tensor::ones({3})); }, {"sub_", "(2)", "(3)"});
+}
+
+TYPED_TEST(TensorTyped, ComputedTensorsTakeTheirScalarType) {
+  using Tensor = typename TestFixture::Tensor;
+  static_assert(std::is_same_v<typename Tensor::value_type, TypeParam>);
+  const Tensor w = Tensor::scalar(TypeParam(3)).requires_grad_();
+  const Tensor x = Tensor::arange(1, 4);            // (1, 2, 3)
+  const Tensor loss = fg::mean(fg::square(w * x));  // mean(9 x^2) = 9 * 14 / 3 = 42
+  EXPECT_NEAR(double(loss.item()), 42.0, 42 * TestFixture::tolerance);
+  loss.backward();  // dL/dw = 2 w mean(x^2) = 2 * 3 * 14 / 3 = 28
+  EXPECT_NEAR(double(w.grad().item()), 28.0, 28 * TestFixture::tolerance);
+}
+
+// Tensor and FloatTensor are the two instantiations users name.
+TEST(Tensor, AliasesNameDoubleAndFloat) {
+  static_assert(std::is_same_v<fg::Tensor, fg::BasicTensor<double>>);
+  static_assert(std::is_same_v<fg::FloatTensor, fg::BasicTensor<float>>);
+  const fg::FloatTensor f = fg::FloatTensor::from(Eigen::ArrayXd::Constant(2, 0.1));
+  EXPECT_EQ(f.eigen()[0], 0.1f);  // converted once to float
+}
+
+}  // namespace
