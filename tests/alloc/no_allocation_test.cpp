@@ -9,10 +9,13 @@
 // This file is its own executable (tests/alloc/) so that the replaced operator new cannot disturb
 // other tests; gtest allocates too, so only the region inside count_allocations() is measured.
 #include <atomic>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 namespace alloc_test {
 inline std::atomic<std::size_t> new_calls{0};
@@ -29,7 +32,6 @@ inline std::atomic<std::size_t> eigen_mallocs{0};
 }
 }  // namespace alloc_test
 
-#include <cstdio>
 #define EIGEN_RUNTIME_NO_MALLOC
 #define eigen_assert(x) ((x) ? void(0) : ::alloc_test::eigen_assert_failed(#x, __FILE__, __LINE__))
 
