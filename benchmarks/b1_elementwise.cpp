@@ -64,6 +64,32 @@ void fused_static16(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 16);
 }
 
+// The dynamic layer: the same expression recorded as ONE tape node, then backward.
+void tape_fused(benchmark::State& state) {
+  fg::Tensor x = fg::Tensor::from(fg::bench::uniform(state.range(0), -2.0, 2.0)).requires_grad_();
+  for (auto _ : state) {
+    x.zero_grad();
+    fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    f.backward();
+    benchmark::DoNotOptimize(f.item());
+    benchmark::DoNotOptimize(x.grad().data());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// The dynamic layer, one node per operation (what eager frameworks record).
+void taped(benchmark::State& state) {
+  fg::Tensor x = fg::Tensor::from(fg::bench::uniform(state.range(0), -2.0, 2.0)).requires_grad_();
+  for (auto _ : state) {
+    x.zero_grad();
+    fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
+    f.backward();
+    benchmark::DoNotOptimize(f.item());
+    benchmark::DoNotOptimize(x.grad().data());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {16L, 1024L, 65536L, 1048576L}) b->Arg(n);
 }
@@ -74,5 +100,7 @@ BENCHMARK(forward)->Name("B1/forward")->Apply(sizes);
 BENCHMARK(handwritten)->Name("B1/handwritten")->Apply(sizes);
 BENCHMARK(fused)->Name("B1/fused")->Apply(sizes);
 BENCHMARK(fused_static16)->Name("B1/fused_static/16");
+BENCHMARK(tape_fused)->Name("B1/tape_fused")->Apply(sizes);
+BENCHMARK(taped)->Name("B1/taped")->Apply(sizes);
 
 BENCHMARK_MAIN();

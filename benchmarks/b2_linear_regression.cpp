@@ -60,6 +60,24 @@ void fused(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+template <bool Fused>
+void tape(benchmark::State& state) {
+  const data d(state.range(0));
+  const fg::Tensor x = fg::Tensor::from(d.x), y = fg::Tensor::from(d.y);
+  fg::Tensor b = fg::Tensor::scalar(0.3).requires_grad_(), w = fg::Tensor::scalar(0.1).requires_grad_();
+  for (auto _ : state) {
+    b.zero_grad();
+    w.zero_grad();
+    fg::Tensor loss = Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y)))
+                            : fg::taped(fg::mean(fg::square(b + w * x - y)));
+    loss.backward();
+    benchmark::DoNotOptimize(loss.item());
+    benchmark::DoNotOptimize(b.grad().item());
+    benchmark::DoNotOptimize(w.grad().item());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {80L, 1048576L}) b->Arg(n);
 }
@@ -69,5 +87,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(forward)->Name("B2/forward")->Apply(sizes);
 BENCHMARK(handwritten)->Name("B2/handwritten")->Apply(sizes);
 BENCHMARK(fused)->Name("B2/fused")->Apply(sizes);
+BENCHMARK(tape<true>)->Name("B2/tape_fused")->Apply(sizes);
+BENCHMARK(tape<false>)->Name("B2/taped")->Apply(sizes);
 
 BENCHMARK_MAIN();

@@ -59,6 +59,23 @@ void fused(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+template <bool Fused>
+void tape(benchmark::State& state) {
+  const fg::Tensor y = fg::Tensor::from(fg::bench::uniform(state.range(0), -3.0, 3.0));
+  fg::Tensor mu = fg::Tensor::scalar(0.2).requires_grad_(), sigma = fg::Tensor::scalar(1.3).requires_grad_();
+  for (auto _ : state) {
+    mu.zero_grad();
+    sigma.zero_grad();
+    const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
+    fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
+    value.backward();
+    benchmark::DoNotOptimize(value.item());
+    benchmark::DoNotOptimize(mu.grad().item());
+    benchmark::DoNotOptimize(sigma.grad().item());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {100L, 100000L}) b->Arg(n);
 }
@@ -68,5 +85,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(forward)->Name("B3/forward")->Apply(sizes);
 BENCHMARK(handwritten)->Name("B3/handwritten")->Apply(sizes);
 BENCHMARK(fused)->Name("B3/fused")->Apply(sizes);
+BENCHMARK(tape<true>)->Name("B3/tape_fused")->Apply(sizes);
+BENCHMARK(tape<false>)->Name("B3/taped")->Apply(sizes);
 
 BENCHMARK_MAIN();

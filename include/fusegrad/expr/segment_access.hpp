@@ -59,9 +59,12 @@ class segment_access {
       mode_ = leaf.size() == segment.size() ? access_mode::stream
               : leaf.size() == 1            ? access_mode::repeat
                                             : access_mode::broadcast;
-      leaf_ = leaf;
-      segment_ = segment;
       step_ = mode_ == access_mode::repeat ? 0 : 1;
+      segment_size_ = segment.size();
+      if (mode_ == access_mode::broadcast) {  // only broadcasting needs the extents themselves
+        leaf_ = leaf;
+        segment_ = segment;
+      }
     }
     switch (mode()) {
       case access_mode::stream:
@@ -72,7 +75,7 @@ class segment_access {
         if constexpr (may_repeat) {
           values_ = repeat_values_.data();
           grad_ = grad ? repeat_grad_.data() : nullptr;
-          if (grad) fill(repeat_grad_.data(), used_repeat_length(segment), T(0));
+          if (grad) fill(repeat_grad_.data(), used_repeat_length(), T(0));
         }
         break;
       case access_mode::broadcast:
@@ -93,7 +96,7 @@ class segment_access {
   // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
   void load() {
     if constexpr (may_repeat)
-      if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(segment()), source_[0]);
+      if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(), source_[0]);
     if constexpr (may_broadcast)
       if (mode() == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf(), segment());
   }
@@ -107,7 +110,7 @@ class segment_access {
     if (!grad_) return;
     if constexpr (may_repeat) {
       if (mode() == access_mode::repeat) {
-        const auto used = static_cast<Eigen::Index>(used_repeat_length(segment()));
+        const auto used = static_cast<Eigen::Index>(used_repeat_length());
         target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
       }
     }
@@ -126,8 +129,9 @@ class segment_access {
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(out, static_cast<Eigen::Index>(n)).setConstant(value);
   }
   // Blocks never exceed the segment, so short segments fill only what they read.
-  static std::size_t used_repeat_length(const Extents& segment) noexcept {
-    return std::min<std::size_t>(repeat_length, segment.size());
+  [[nodiscard]] std::size_t used_repeat_length() const noexcept {
+    if constexpr (static_mode) return repeat_length;
+    else return std::min<std::size_t>(repeat_length, segment_size_);
   }
   [[nodiscard]] access_mode mode() const noexcept {
     if constexpr (static_mode) return fixed_mode;
@@ -148,11 +152,13 @@ class segment_access {
 
   const T* values_ = nullptr;
   T* grad_ = nullptr;
-  // Left uninitialised where they exist: the constructor fills what the mode reads.
+  // Left uninitialised where they exist: the constructor fills what the mode reads
+  // (leaf_ and segment_ only for broadcasting, the one mode that needs whole extents).
   [[no_unique_address]] member<may_copy, const T*, 2> source_;
   [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
   [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
+  [[no_unique_address]] member<!static_mode, std::size_t, 9> segment_size_;
   [[no_unique_address]] member<!static_mode, Extents, 6> leaf_;
   [[no_unique_address]] member<!static_mode, Extents, 7> segment_;
   [[no_unique_address]] repeat_buffer repeat_values_;

@@ -94,6 +94,10 @@ void run_segment(State& state, const Extents& segment, Consume&& consume, Upstre
     if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
   } else {
     const auto total = static_cast<Eigen::Index>(segment.size());
+    if (total == 1) {  // scalars at run time (tensors): a fixed-size block, no size checks
+      block(std::integral_constant<int, 1>{}, 0, 1);
+      return;
+    }
     Eigen::Index i = 0;
     for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
     if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);

@@ -74,4 +74,19 @@ constexpr std::size_t operation_count() {
   }
 }
 
+/// How many leaf occurrences an expression holds (a leaf used twice counts twice).
+template <class E>
+constexpr std::size_t leaf_count() {
+  if constexpr (E::kind == node_kind::leaf) {
+    return 1;
+  } else if constexpr (E::kind == node_kind::materialized) {
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) { return (std::size_t{0} + ... + leaf_count<Xs>()); }(
+        typename E::operand_types{});
+  } else if constexpr (detail::is_unary_expr_v<E>) {
+    return leaf_count<typename E::operand>();
+  } else {
+    return leaf_count<typename E::lhs_type>() + leaf_count<typename E::rhs_type>();
+  }
+}
+
 }  // namespace fusegrad

@@ -21,11 +21,19 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (root.requires_grad) root.accumulate_grad(seed);
     return;
   }
+  // Scratch lists, kept per thread so that a backward allocates nothing once warm.
+  struct scratch_lists {
+    std::vector<node<T>*> stack, visited, ready;
+    std::vector<T*> destinations;
+  };
+  thread_local scratch_lists scratch;
+  auto& [stack, visited, ready, destinations] = scratch;
+  stack.assign(1, root.grad_fn.get());
+  visited.assign(1, root.grad_fn.get());
+
   // 1. Count, for each node, how many edges inside this graph lead to it.
-  std::vector<node<T>*> stack{root.grad_fn.get()}, visited;
   root.grad_fn->waiting = 0;
-  visited.push_back(root.grad_fn.get());
-  root.grad_fn->has_grad = true;  // reused below as "seen" during the count
+  root.grad_fn->has_grad = true;  // borrowed as the "seen" mark while counting
   while (!stack.empty()) {
     node<T>* n = stack.back();
     stack.pop_back();
@@ -42,12 +50,14 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   }
   for (node<T>* n : visited) n->has_grad = false;
 
-  // 2. Run nodes whose consumers are all done, from the root down.
+  // 2. Run nodes whose consumers are all done, from the root down. Each node adds its
+  //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
+  //    the node that produced the input.
   node<T>& first = *root.grad_fn;
-  first.grad_buffer = Eigen::Map<const array_t<T>>(seed, static_cast<Eigen::Index>(root.extents.size()));
+  first.grad_buffer.resize(root.extents.size());
+  std::copy(seed, seed + root.extents.size(), first.grad_buffer.data());
   first.has_grad = true;
-  std::vector<node<T>*> ready{&first};
-  std::vector<array_t<T>> input_grads;
+  ready.assign(1, &first);
   while (!ready.empty()) {
     node<T>* n = ready.back();
     ready.pop_back();
@@ -55,32 +65,21 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       throw graph_error("fusegrad: part of the graph (" + n->name() +
                         ") was freed by an earlier backward; pass retain_graph=true to the first backward "
                         "(loss.backward({.retain_graph = true})) to backpropagate through it again");
-    input_grads.resize(n->inputs.size());
-    for (std::size_t k = 0; k < n->inputs.size(); ++k)
-      input_grads[k] = array_t<T>::Zero(static_cast<Eigen::Index>(n->inputs[k].extents.size()));
+    destinations.clear();
+    for (edge<T>& e : n->inputs) destinations.push_back(e.leaf ? e.leaf->grad_destination() : e.fn->grad_destination());
     tensor_impl<T>* out = n->output;
     T* deferred = out && out->value_pending ? out->storage->data : nullptr;
-    n->backward(n->grad_buffer.data(), input_grads, deferred);
+    n->backward(n->grad_buffer.data(), destinations, deferred);
     if (deferred) out->value_pending = false;
     if (out && out->retains_grad && out != &root) out->accumulate_grad(n->grad_buffer.data());
     if (anomaly_detection)
-      for (const array_t<T>& g : input_grads) check_finite(g.data(), std::size_t(g.size()), n->name() + " (backward)");
-    for (std::size_t k = 0; k < n->inputs.size(); ++k) {
-      edge<T>& e = n->inputs[k];
-      if (e.leaf) {
-        e.leaf->accumulate_grad(input_grads[k].data());
-        continue;
+      for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+        const edge<T>& e = n->inputs[k];
+        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(), n->name() + " (backward)");
       }
-      node<T>& next = *e.fn;
-      if (next.has_grad) {
-        next.grad_buffer += input_grads[k];
-      } else {
-        next.grad_buffer = std::move(input_grads[k]);
-        next.has_grad = true;
-      }
-      if (--next.waiting == 0) ready.push_back(&next);
-    }
-    n->grad_buffer = array_t<T>();
+    for (edge<T>& e : n->inputs)
+      if (e.fn && --e.fn->waiting == 0) ready.push_back(e.fn.get());
+    n->grad_buffer.clear();
     n->has_grad = false;
     if (!retain_graph) {
       n->release_saved();

@@ -41,20 +41,34 @@ constexpr bool holds_references() {
   }
 }
 
-// Routes each tensor leaf occurrence to the gradient buffer of the node input it is.
+// Routes each tensor leaf occurrence to the gradient destination of the node input it is.
 template <class T>
 struct tensor_sinks {
   std::span<tensor_impl<T>* const> leaves;
-  std::span<array_t<T>> grads;
+  std::span<T* const> grads;
 
   template <class L>
   typename L::value_type* sink_for(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
       for (std::size_t k = 0; k < leaves.size(); ++k)
-        if (leaves[k] == leaf.impl()) return grads[k].data();
+        if (leaves[k] == leaf.impl()) return grads[k];
     }
     return nullptr;
   }
+};
+
+// A fixed-capacity list: an expression's tensors are at most its leaf count, known at
+// compile time, so recording allocates nothing for them.
+template <class V, std::size_t Capacity>
+struct fixed_list {
+  std::array<V, Capacity> items{};
+  std::size_t count = 0;
+  void push_back(V v) { items[count++] = std::move(v); }
+  [[nodiscard]] bool contains(const V& v) const { return std::find(begin(), end(), v) != end(); }
+  [[nodiscard]] const V* begin() const { return items.data(); }
+  [[nodiscard]] const V* end() const { return items.data() + count; }
+  [[nodiscard]] std::span<const V> span() const { return {items.data(), count}; }
+  [[nodiscard]] bool empty() const { return count == 0; }
 };
 
 // A recorded static expression. It keeps the expression (tensor leaves are handles, so
@@ -63,12 +77,19 @@ struct tensor_sinks {
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
+  static constexpr std::size_t capacity = leaf_count<E>();
 
  public:
-  fused_node(const E& expr, std::vector<tensor_impl<T>*> grad_leaves, std::vector<tensor_impl<T>*> all_leaves)
-      : expr_(expr), grad_leaves_(std::move(grad_leaves)) {
-    versions_.reserve(all_leaves.size());
-    for (tensor_impl<T>* leaf : all_leaves) versions_.emplace_back(leaf, leaf->storage->version);
+  using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
+
+  fused_node(const E& expr, const leaf_list& grad_leaves, const leaf_list& all_leaves)
+      : expr_(expr), grad_leaves_(grad_leaves) {
+    for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
+    for (std::size_t k = 0; k < grad_leaves.count; ++k) {
+      tensor_impl<T>* input = grad_leaves.items[k];
+      edges_[k] = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, ref<tensor_impl<T>>(input)};
+    }
+    this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.count);
   }
 
   [[nodiscard]] std::string name() const override {
@@ -90,9 +111,9 @@ class fused_node final : public node<typename E::value_type> {
     if (anomaly_detection) check_finite(out, this->extents.size(), name() + " (forward)");
   }
 
-  void backward(const T* grad_output, std::span<array_t<T>> input_grads, T* value_out) override {
+  void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
     check_versions();
-    const tensor_sinks<T> sinks{grad_leaves_, input_grads};
+    const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
     auto value = [&] {
       if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op>) {
         // One value upstream of a sum or mean: forward and reverse share one loop.
@@ -107,7 +128,7 @@ class fused_node final : public node<typename E::value_type> {
 
   void release_saved() noexcept override {
     expr_.reset();
-    versions_.clear();
+    versions_.count = 0;
   }
 
  private:
@@ -139,8 +160,9 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   std::optional<E> expr_;
-  std::vector<tensor_impl<T>*> grad_leaves_;  // aligned with this->inputs; kept alive by expr_
-  std::vector<std::pair<tensor_impl<T>*, std::uint64_t>> versions_;
+  leaf_list grad_leaves_;  // aligned with this->inputs; kept alive by expr_
+  fixed_list<std::pair<tensor_impl<T>*, std::uint64_t>, capacity> versions_;
+  std::array<edge<T>, capacity> edges_;
 };
 
 }  // namespace detail
@@ -160,12 +182,13 @@ template <Differentiable E>
                   "fusegrad::fused(expr): a recorded expression may hold only Tensors and plain numbers, not "
                   "references to Var or Const leaves (it outlives this statement); make a Tensor of the data "
                   "with fusegrad::Tensor::from(...)");
-    std::vector<detail::tensor_impl<T>*> all, needing_grad;
+    using leaf_list = typename detail::fused_node<node_type>::leaf_list;
+    leaf_list all, needing_grad;
     for_each_leaf(expr, [&](const auto& leaf) {
       if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
         detail::tensor_impl<T>* impl = leaf.impl();
         if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
-        if (std::find(all.begin(), all.end(), impl) != all.end()) return;
+        if (all.contains(impl)) return;
         all.push_back(impl);
         if (impl->requires_grad) needing_grad.push_back(impl);
       }
@@ -179,13 +202,6 @@ template <Differentiable E>
     }
     auto node = detail::ref<detail::fused_node<node_type>>::make(expr, needing_grad, all);
     node->extents = extents;
-    node->inputs.reserve(needing_grad.size());
-    for (detail::tensor_impl<T>* input : needing_grad) {
-      if (input->grad_fn)
-        node->inputs.push_back({input->grad_fn, nullptr, input->extents});
-      else
-        node->inputs.push_back({nullptr, detail::ref<detail::tensor_impl<T>>(input), input->extents});
-    }
     node->output = &result;
     result.grad_fn = node;
     result.requires_grad = true;

@@ -13,6 +13,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/pool.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 
 namespace fusegrad::detail {
@@ -25,12 +26,12 @@ using array_t = Eigen::Array<T, Eigen::Dynamic, 1>;
 // node can tell that a value it will read in backward is no longer the one it was given.
 template <Scalar T>
 struct tensor_storage final : ref_counted {
-  array_t<T> owned;
+  small_buffer<T> owned;
   T* data = nullptr;
   std::size_t size = 0;
   std::uint64_t version = 0;
 
-  explicit tensor_storage(std::size_t n) : owned(static_cast<Eigen::Index>(n)), data(owned.data()), size(n) {}
+  explicit tensor_storage(std::size_t n) : owned(n), data(owned.data()), size(n) {}
   tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
   [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept { return {data, static_cast<Eigen::Index>(size)}; }
 };
@@ -64,11 +65,16 @@ struct tensor_impl final : ref_counted {
 
   // The values, computed first if a fused node deferred them.
   const T* data();
-  void accumulate_grad(const T* g) {
+  // Where gradients for this tensor are added; allocated (zeroed) by the first backward.
+  T* grad_destination() {
     if (!grad) {
       grad = ref<tensor_storage<T>>::make(extents.size());
       grad->values().setZero();
     }
+    return grad->data;
+  }
+  void accumulate_grad(const T* g) {
+    grad_destination();
     grad->values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
   }
 };
@@ -79,7 +85,6 @@ template <Scalar T>
 struct edge {
   ref<node<T>> fn;
   ref<tensor_impl<T>> leaf;
-  Extents extents;
 };
 
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
@@ -87,15 +92,25 @@ struct edge {
 // them: a node lives while its output or a later node needs it.
 template <Scalar T>
 struct node : ref_counted {
-  std::vector<edge<T>> inputs;  // one per distinct input that requires grad
-  Extents extents;              // of the output
+  std::span<edge<T>> inputs;         // one per distinct input that requires grad (storage: the subclass)
+  Extents extents;                   // of the output
   tensor_impl<T>* output = nullptr;  // not owning: cleared when the output tensor dies
   bool released = false;
 
-  // The engine's scratch space during one backward.
-  array_t<T> grad_buffer;
+  // The engine's scratch space during one backward: the gradient arriving at the output.
+  small_buffer<T> grad_buffer;
   std::size_t waiting = 0;
   bool has_grad = false;
+
+  // Where gradients for this node's output are added; zeroed by the first sender.
+  T* grad_destination() {
+    if (!has_grad) {
+      grad_buffer.resize(extents.size());
+      Eigen::Map<array_t<T>>(grad_buffer.data(), static_cast<Eigen::Index>(extents.size())).setZero();
+      has_grad = true;
+    }
+    return grad_buffer.data();
+  }
 
   /// The name in pictures and errors, PyTorch style: "MulBackward", "FusedBackward".
   [[nodiscard]] virtual std::string name() const = 0;
@@ -103,10 +118,11 @@ struct node : ref_counted {
   [[nodiscard]] virtual std::string expression() const = 0;
   /// Writes the output values (extents.size() of them).
   virtual void compute_value(T* out) = 0;
-  /// Given dL/d(output), writes dL/d(input k) into input_grads[k] (zeroed, input-shaped).
+  /// Given dL/d(output), ADDS dL/d(input k) into input_grads[k] (input-shaped memory: the
+  /// leaf's gradient or the producing node's buffer, so no gradient is copied twice).
   /// When `value_out` is not null the node also writes its output values there (a deferred
   /// value computed in the same pass as the gradient).
-  virtual void backward(const T* grad_output, std::span<array_t<T>> input_grads, T* value_out) = 0;
+  virtual void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) = 0;
   /// Drops what backward would read (called when a backward runs without retain_graph).
   virtual void release_saved() noexcept = 0;
 };

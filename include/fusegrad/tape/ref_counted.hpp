@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <fusegrad/tape/pool.hpp>
+
 namespace fusegrad::detail {
 
 // Graph objects (tensor storage, tensors, nodes) count their own references: one
@@ -20,23 +22,35 @@ class ref_counted {
   ref_counted& operator=(const ref_counted&) = delete;
   virtual ~ref_counted() = default;
 
+  // Graph objects come from the per-thread pool (tape/pool.hpp).
+  static void* operator new(std::size_t bytes) { return object_pool::allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { object_pool::deallocate(p, bytes); }
+
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    thread_local std::vector<ref_counted*>* pending = nullptr;
-    if (pending) {  // inside another destruction: queue, do not recurse
-      pending->push_back(this);
+    struct destruction_queue {
+      std::vector<ref_counted*> pending;
+      bool draining = false;
+    };
+    thread_local destruction_queue queue;
+    if (queue.draining) {  // inside another destruction: queue, do not recurse
+      try {
+        queue.pending.push_back(this);
+      } catch (...) {  // out of memory for the queue itself: fall back to recursion
+        delete this;
+      }
       return;
     }
-    std::vector<ref_counted*> queue{this};
-    pending = &queue;
-    while (!queue.empty()) {
-      ref_counted* next = queue.back();
-      queue.pop_back();
+    queue.draining = true;
+    delete this;
+    while (!queue.pending.empty()) {
+      ref_counted* next = queue.pending.back();
+      queue.pending.pop_back();
       delete next;
     }
-    pending = nullptr;
+    queue.draining = false;
   }
 
  private:

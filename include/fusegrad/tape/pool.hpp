@@ -1,0 +1,92 @@
+// tape/pool.hpp -- small-object pooling and small buffers: what keeps a recorded node cheap.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace fusegrad::detail {
+
+// A per-thread free list for each size class of small graph objects (tensors, storage,
+// nodes). Recording one operation creates three of them; the general-purpose allocator
+// would cost more than the operation itself on small tensors. Freed blocks stay in the
+// freeing thread's list (memory may migrate between threads; it is never lost) and are
+// returned to the system when the thread ends.
+class object_pool {
+ public:
+  static constexpr std::size_t granule = 16, classes = 32;  // blocks up to 512 bytes
+
+  static void* allocate(std::size_t bytes) {
+    const std::size_t c = size_class(bytes);
+    if (c >= classes) return ::operator new(bytes);
+    auto& list = lists().free[c];
+    if (list.empty()) return ::operator new(c * granule + granule);
+    void* p = list.back();
+    list.pop_back();
+    return p;
+  }
+  static void deallocate(void* p, std::size_t bytes) noexcept {
+    const std::size_t c = size_class(bytes);
+    if (c >= classes) {
+      ::operator delete(p);
+      return;
+    }
+    try {
+      lists().free[c].push_back(p);
+    } catch (...) {  // no room to remember it: give it back
+      ::operator delete(p);
+    }
+  }
+
+ private:
+  static std::size_t size_class(std::size_t bytes) noexcept { return (bytes + granule - 1) / granule - 1; }
+  struct free_lists {
+    std::array<std::vector<void*>, classes> free;
+    ~free_lists() {
+      for (auto& list : free)
+        for (void* p : list) ::operator delete(p);
+    }
+  };
+  static free_lists& lists() {
+    thread_local free_lists instance;
+    return instance;
+  }
+};
+
+// Values of a tensor or a gradient: up to `inline_capacity` elements in place (scalars,
+// small vectors: no allocation), more on the heap.
+template <class T>
+class small_buffer {
+ public:
+  static constexpr std::size_t inline_capacity = 4;
+
+  small_buffer() = default;
+  explicit small_buffer(std::size_t n) { resize(n); }
+  small_buffer(const small_buffer&) = delete;
+  small_buffer& operator=(const small_buffer&) = delete;
+
+  void resize(std::size_t n) {
+    size_ = n;
+    if (n <= inline_capacity) {
+      heap_.reset();
+      data_ = inline_.data();
+    } else {
+      heap_.reset(new T[n]);
+      data_ = heap_.get();
+    }
+  }
+  void clear() noexcept { resize(0); }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  std::array<T, inline_capacity> inline_{};
+  std::unique_ptr<T[]> heap_;
+  T* data_ = inline_.data();
+  std::size_t size_ = 0;
+};
+
+}  // namespace fusegrad::detail
