@@ -77,15 +77,26 @@ struct sweep_state;
 // Runs the strip-mined loop of the segment rooted at `state`. Per block it builds the
 // root's frame, hands the block value to consume(value, offset), and, when an upstream
 // access is given, runs the block's reverse sweep. Static sizes get fixed-size blocks only.
+// `known`, when not null, holds the root's values from an earlier pass: the root reads them
+// instead of recomputing (a materialised operand's backward sweep).
 template <class Segment, class State, class Consume, class Upstream = std::nullptr_t>
-void run_segment(State& state, const Extents& segment, Consume&& consume, Upstream* upstream = nullptr) {
+void run_segment(State& state, const Extents& segment, Consume&& consume, Upstream* upstream = nullptr,
+                 const typename State::value_type* known = nullptr) {
   using T = typename State::value_type;
   constexpr Eigen::Index B = block_length;
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {
-    typename State::template frame<N, false> frame(state, offset, n);
-    consume(frame.value(), offset);
-    if constexpr (!std::is_same_v<Upstream, std::nullptr_t>)
-      frame.backward(const_block_map<T, N>(upstream->values_at(offset), n));
+    auto sweep = [&](auto& frame) {
+      consume(frame.value(), offset);
+      if constexpr (!std::is_same_v<Upstream, std::nullptr_t>)
+        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n));
+    };
+    if (known) {
+      typename State::template frame<N, false, true> frame(state, offset, n, known);
+      sweep(frame);
+    } else {
+      typename State::template frame<N, false> frame(state, offset, n);
+      sweep(frame);
+    }
   };
   constexpr std::size_t size = static_size_v<Segment>;
   if constexpr (size != dyn) {
@@ -136,6 +147,8 @@ struct access_frame {
   template <class State>
   access_frame(State& s, Eigen::Index offset, Eigen::Index n)
       : values(s.access.values_at(offset), n), grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr) {}
+  template <class State>  // memory is already what is known: nothing to replace
+  access_frame(State& s, Eigen::Index offset, Eigen::Index n, const T* /*known*/) : access_frame(s, offset, n) {}
 
   [[nodiscard]] const const_block_map<T, N>& value() const noexcept { return values; }
 
@@ -157,7 +170,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
   void forward() { access.load(); }
   void finish() { access.finish(); }
 
-  template <int N, bool Keep>
+  template <int N, bool Keep, bool Known = false>
   using frame = access_frame<value_type, N>;
 };
 
@@ -177,18 +190,22 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   void forward() { x.forward(); }
   void finish() { x.finish(); }
 
-  template <int N, bool Keep>
+  template <int N, bool Keep, bool Known = false>
   struct frame {
-    static constexpr bool store = Keep || needs_output(Op::needs);
+    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
     typename operand_state::template frame<N, needs_input(Op::needs)> x;
-    [[no_unique_address]] std::conditional_t<store, block_t<value_type, N>, nothing> y;
+    [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>> y;
 
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : x(s.x, offset, n) {
       if constexpr (store) y = Op::value(x.value());
     }
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known)
+      requires Known
+        : x(s.x, offset, n), y(known + offset, n) {}
 
     [[nodiscard]] decltype(auto) value() const {
-      if constexpr (store) return (y);
+      if constexpr (Known || store) return (y);
       else return Op::value(x.value());
     }
 
@@ -221,20 +238,24 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
     rhs.finish();
   }
 
-  template <int N, bool Keep>
+  template <int N, bool Keep, bool Known = false>
   struct frame {
-    static constexpr bool store = Keep || needs_output(Op::needs);
+    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
     static constexpr bool grad_lhs = node_t<L>::takes_grad, grad_rhs = node_t<R>::takes_grad;
     typename lhs_state::template frame<N, needs_input(Op::needs)> lhs;
     typename rhs_state::template frame<N, needs_input(Op::needs)> rhs;
-    [[no_unique_address]] std::conditional_t<store, block_t<value_type, N>, nothing> y;
+    [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>> y;
 
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : lhs(s.lhs, offset, n), rhs(s.rhs, offset, n) {
       if constexpr (store) y = Op::value(lhs.value(), rhs.value());
     }
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known)
+      requires Known
+        : lhs(s.lhs, offset, n), rhs(s.rhs, offset, n), y(known + offset, n) {}
 
     [[nodiscard]] decltype(auto) value() const {
-      if constexpr (store) return (y);
+      if constexpr (Known || store) return (y);
       else return Op::value(lhs.value(), rhs.value());
     }
 
@@ -292,7 +313,7 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
     }
   }
 
-  template <int N, bool Keep>
+  template <int N, bool Keep, bool Known = false>
   using frame = access_frame<value_type, N>;
 };
 
@@ -416,14 +437,18 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
             Op::template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
-          run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
+          // A materialised operand's values are in memory: its root reads them, not recomputes.
+          const value_type* known = nullptr;
+          if constexpr (!operand::is_leaf && !fused) known = o.values.data();
+          run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access,
+                                                      known);
           o.state.finish();
         }
       });
     }
   }
 
-  template <int N, bool Keep>
+  template <int N, bool Keep, bool Known = false>
   using frame = access_frame<value_type, N>;
 
  private:

@@ -1,0 +1,94 @@
+// b5_mlp.cpp -- B5: mean((W2*tanh(W1*X + b1) + b2 - Y)^2) for X 32x256, W1 64x32, W2 1x64; all parameter gradients.
+#include <benchmark/benchmark.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "bench_common.hpp"
+
+namespace fg = fusegrad;
+
+namespace {
+
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct problem {
+  Matrix X = fg::bench::uniform(32 * 256, -1, 1, 1).reshaped<Eigen::RowMajor>(32, 256);
+  Matrix Y = fg::bench::uniform(256, -1, 1, 2).reshaped<Eigen::RowMajor>(1, 256);
+  Matrix W1 = 0.2 * fg::bench::uniform(64 * 32, -1, 1, 3).reshaped<Eigen::RowMajor>(64, 32);
+  Matrix b1 = 0.1 * fg::bench::uniform(64, -1, 1, 4).reshaped<Eigen::RowMajor>(64, 1);
+  Matrix W2 = 0.2 * fg::bench::uniform(64, -1, 1, 5).reshaped<Eigen::RowMajor>(1, 64);
+  double b2 = 0.05;
+};
+
+void forward(benchmark::State& state) {
+  const problem p;
+  for (auto _ : state) {
+    const Matrix h = ((p.W1 * p.X).colwise() + p.b1.col(0)).array().tanh().matrix();
+    const double loss = ((p.W2 * h).array() + p.b2 - p.Y.array()).square().mean();
+    benchmark::DoNotOptimize(loss);
+  }
+}
+
+// Backpropagation written out with Eigen, as one writes it by hand.
+void handwritten(benchmark::State& state) {
+  const problem p;
+  const double n = 256.0;
+  for (auto _ : state) {
+    const Matrix h = ((p.W1 * p.X).colwise() + p.b1.col(0)).array().tanh().matrix();
+    const Matrix r = ((p.W2 * h).array() + p.b2 - p.Y.array()).matrix();
+    const double loss = r.array().square().mean();
+    const Matrix dout = (2.0 / n) * r;                                                // 1x256
+    const Matrix dW2 = dout * h.transpose();                                         // 1x64
+    const double db2 = dout.sum();
+    const Matrix dpre = ((p.W2.transpose() * dout).array() * (1.0 - h.array().square())).matrix();  // 64x256
+    const Matrix dW1 = dpre * p.X.transpose();
+    const Matrix db1 = dpre.rowwise().sum();
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dW1.data());
+    benchmark::DoNotOptimize(dW2.data());
+    benchmark::DoNotOptimize(db1.data());
+    benchmark::DoNotOptimize(db2);
+  }
+}
+
+// The static layer: the whole loss is one expression type.
+void fused(benchmark::State& state) {
+  const problem p;
+  using dyn2 = fg::Shape<fg::dyn, fg::dyn>;
+  fg::Const<double, dyn2> X(p.X), Y(p.Y);
+  fg::Var<double, dyn2> W1(p.W1), b1(p.b1), W2(p.W2);
+  fg::Var<double, fg::Shape<>> b2(p.b2);
+  const auto loss = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+  for (auto _ : state) {
+    auto [value, dW1, db1, dW2, db2] = fg::value_and_grad(loss, W1, b1, W2, b2);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dW1.data());
+    benchmark::DoNotOptimize(dW2.data());
+  }
+}
+
+template <bool Fused>
+void tape(benchmark::State& state) {
+  const problem p;
+  const fg::Tensor X = fg::Tensor::from(p.X), Y = fg::Tensor::from(p.Y, {1, 256});
+  fg::Tensor W1 = fg::Tensor::from(p.W1).requires_grad_(), b1 = fg::Tensor::from(p.b1, {64, 1}).requires_grad_(),
+             W2 = fg::Tensor::from(p.W2, {1, 64}).requires_grad_(), b2 = fg::Tensor::scalar(p.b2).requires_grad_();
+  for (auto _ : state) {
+    for (fg::Tensor* t : {&W1, &b1, &W2, &b2}) t->zero_grad();
+    const auto expr = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+    fg::Tensor loss = Fused ? fg::Tensor(expr) : fg::taped(expr);
+    loss.backward();
+    benchmark::DoNotOptimize(loss.item());
+    benchmark::DoNotOptimize(W1.grad().data());
+  }
+}
+
+}  // namespace
+
+BENCHMARK(forward)->Name("B5/forward/1");
+BENCHMARK(handwritten)->Name("B5/handwritten/1");
+BENCHMARK(fused)->Name("B5/fused/1");
+BENCHMARK(tape<true>)->Name("B5/tape_fused/1");
+BENCHMARK(tape<false>)->Name("B5/taped/1");
+
+BENCHMARK_MAIN();
