@@ -49,9 +49,13 @@ concept Differentiable = Expression<std::remove_cvref_t<E>>;
 template <class E>
 concept GradLeaf = Expression<E> && E::kind == node_kind::leaf && E::takes_grad;
 
-/// A plain number that may stand beside an expression (`2.0 * x`): converted to a constant.
+/// A plain number that may stand beside an expression (`2.0 * x`): converted to a constant
+/// of the expression's scalar type, so it must convert to float and multiply like one.
 template <class T>
-concept Number = std::is_arithmetic_v<std::remove_cvref_t<T>> || Scalar<std::remove_cvref_t<T>>;
+concept Number = !Expression<std::remove_cvref_t<T>> && requires(std::remove_cvref_t<T> v) {
+  { static_cast<double>(std::real(v)) };
+  { v * v } -> std::convertible_to<std::remove_cvref_t<T>>;
+};
 
 /// An element-wise unary op spec: a name, what its VJP reads, its value and VJP as Eigen
 /// array expressions (checked here on Eigen::ArrayXd). See ops/sin.hpp.

@@ -57,10 +57,11 @@ struct broadcast_impl {
   struct ok {
     using type = shape_from_array<rule::extents>;
   };
-  static_assert(rule::bad_axis == no_axis,
+  static constexpr bool broadcastable = rule::bad_axis == no_axis;
+  static_assert(broadcastable,
                 "fusegrad: shapes do not broadcast (the two shapes are named in "
                 "'shapes_cannot_be_broadcast<A, B>' below; extents must match, or one of them must be 1)");
-  using type = typename std::conditional_t<rule::bad_axis == no_axis, ok, shapes_cannot_be_broadcast<A, B>>::type;
+  using type = typename std::conditional_t<broadcastable, ok, shapes_cannot_be_broadcast<A, B>>::type;
 };
 
 }  // namespace detail

@@ -14,7 +14,7 @@ inline constexpr std::size_t dyn = std::dynamic_extent;
 
 /// A tensor shape as a type: `Shape<3, 2>` is 3 rows of 2, `Shape<>` a scalar,
 /// `Shape<dyn>` a vector whose length is given at run time. Row-major, like NumPy.
-/// Example: examples/shapes.cpp.
+/// Example: examples/broadcasting.cpp.
 template <std::size_t... Ds>
 struct Shape {
   static constexpr std::size_t rank = sizeof...(Ds);

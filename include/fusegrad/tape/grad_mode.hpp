@@ -13,7 +13,7 @@ inline thread_local bool anomaly_detection = false;
 [[nodiscard]] inline bool is_grad_enabled() noexcept { return detail::grad_enabled; }
 
 /// Records nothing on this thread while alive (evaluation, optimiser steps). Restores the
-/// previous mode on destruction, so guards nest. Example: examples/linear_regression.cpp.
+/// previous mode on destruction, so guards nest. Example: examples/demo.cpp.
 class NoGradGuard {
  public:
   NoGradGuard() noexcept : previous_(detail::grad_enabled) { detail::grad_enabled = false; }

@@ -40,7 +40,7 @@ inline constexpr bool is_tensor_v<BasicTensor<T>> = true;
 /// on tensors build static expressions; assigning one to a Tensor records it on the tape
 /// as ONE node whose backward is the fused static gradient (fusegrad::fused), or one node
 /// per operation with fusegrad::taped. Only tensors that require grad, and what depends on
-/// them, are recorded. Example: examples/linear_regression.cpp.
+/// them, are recorded. Example: examples/demo.cpp.
 template <Scalar T>
 class BasicTensor {
  public:
