@@ -77,9 +77,10 @@ struct sweep_state;
 // Runs the strip-mined loop of the segment rooted at `state`. Per block it builds the
 // root's frame, hands the block value to consume(value, offset), and, when an upstream
 // access is given, runs the block's reverse sweep. Static sizes get fixed-size blocks only.
-// `known`, when not null, holds the root's values from an earlier pass: the root reads them
-// instead of recomputing (a materialised operand's backward sweep).
-template <class Segment, class State, class Consume, class Upstream = std::nullptr_t>
+// With Known, `known` holds the root's values from an earlier pass and the root reads them
+// instead of recomputing (a materialised operand's backward sweep). A template parameter,
+// not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
+template <class Segment, bool Known = false, class State, class Consume, class Upstream = std::nullptr_t>
 void run_segment(State& state, const Extents& segment, Consume&& consume, Upstream* upstream = nullptr,
                  const typename State::value_type* known = nullptr) {
   using T = typename State::value_type;
@@ -90,7 +91,7 @@ void run_segment(State& state, const Extents& segment, Consume&& consume, Upstre
       if constexpr (!std::is_same_v<Upstream, std::nullptr_t>)
         frame.backward(const_block_map<T, N>(upstream->values_at(offset), n));
     };
-    if (known) {
+    if constexpr (Known) {
       typename State::template frame<N, false, true> frame(state, offset, n, known);
       sweep(frame);
     } else {
@@ -437,11 +438,13 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
             Op::template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
-          // A materialised operand's values are in memory: its root reads them, not recomputes.
-          const value_type* known = nullptr;
-          if constexpr (!operand::is_leaf && !fused) known = o.values.data();
-          run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access,
-                                                      known);
+          if constexpr (!operand::is_leaf && !fused) {
+            // A materialised operand's values are in memory: its root reads them, not recomputes.
+            run_segment<typename operand::static_shape, true>(o.state, o.extents, discard_values{},
+                                                              &o.upstream_access, o.values.data());
+          } else {
+            run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
+          }
           o.state.finish();
         }
       });
