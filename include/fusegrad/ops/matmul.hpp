@@ -10,6 +10,7 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/ops/matrix_view.hpp>
 
 namespace fusegrad {
 
@@ -67,35 +68,25 @@ struct matmul_op {
 
   template <class T>
   static void value(T* y, const operands<T, 2>& in) {
-    matrix<T>(y, in.extents[0][0], in.extents[1][1]).noalias() = lhs(in) * rhs(in);
+    detail::matrix_view(y, in.extents[0][0], in.extents[1][1]).noalias() = lhs(in) * rhs(in);
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 2>& in, const T* /*y*/) {
-    const auto g = const_matrix<T>(dy, in.extents[0][0], in.extents[1][1]);
+    const auto g = detail::matrix_view(dy, in.extents[0][0], in.extents[1][1]);
     if constexpr (I == 0)
-      matrix<T>(dx, in.extents[0][0], in.extents[0][1]).noalias() = g * rhs(in).transpose();
+      detail::matrix_view(dx, in.extents[0][0], in.extents[0][1]).noalias() = g * rhs(in).transpose();
     else
-      matrix<T>(dx, in.extents[1][0], in.extents[1][1]).noalias() = lhs(in).transpose() * g;
+      detail::matrix_view(dx, in.extents[1][0], in.extents[1][1]).noalias() = lhs(in).transpose() * g;
   }
 
  private:
   template <class T>
-  using row_major = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  template <class T>
-  static auto matrix(T* p, std::size_t r, std::size_t c) {
-    return Eigen::Map<row_major<T>>(p, static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
-  }
-  template <class T>
-  static auto const_matrix(const T* p, std::size_t r, std::size_t c) {
-    return Eigen::Map<const row_major<T>>(p, static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
-  }
-  template <class T>
   static auto lhs(const operands<T, 2>& in) {
-    return const_matrix(in.values[0], in.extents[0][0], in.extents[0][1]);
+    return detail::matrix_view(in.values[0], in.extents[0][0], in.extents[0][1]);
   }
   template <class T>
   static auto rhs(const operands<T, 2>& in) {
-    return const_matrix(in.values[1], in.extents[1][0], in.extents[1][1]);
+    return detail::matrix_view(in.values[1], in.extents[1][0], in.extents[1][1]);
   }
 };
 

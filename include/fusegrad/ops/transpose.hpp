@@ -9,6 +9,7 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/ops/matrix_view.hpp>
 
 namespace fusegrad {
 
@@ -63,9 +64,7 @@ struct transpose_op {
   // out (c, r) = in (r, c)^T, both row-major.
   template <class T>
   static void transpose_into(T* out, const T* in, std::size_t r, std::size_t c) {
-    using row_major = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const auto R = static_cast<Eigen::Index>(r), C = static_cast<Eigen::Index>(c);
-    Eigen::Map<row_major>(out, C, R) = Eigen::Map<const row_major>(in, R, C).transpose();
+    detail::matrix_view(out, c, r) = detail::matrix_view(in, r, c).transpose();
   }
 };
 
