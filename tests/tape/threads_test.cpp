@@ -1,0 +1,184 @@
+// tape/threads_test.cpp -- independent graphs built, differentiated and dropped concurrently (CI also runs this under
+// ThreadSanitizer).
+#include <barrier>
+#include <cmath>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Tensor;
+
+constexpr int thread_count = 8;
+
+// What one worker computes on its own data (seeded by its index).
+struct Work {
+  Eigen::ArrayXd x;                   // B1's input
+  double b1_fused = 0, b1_taped = 0;  // B1's value, both recordings
+  Eigen::ArrayXd dx_fused, dx_taped;  // B1's gradient, both recordings
+  double b = 0, w = 0;                // after gradient descent on y = 1.5 - 0.5 x + noise
+  double final_loss = 0;
+  bool recorded_under_no_grad = false;  // must stay false
+};
+
+Work run(int seed) {
+  Work out;
+  Tensor x = Tensor::randn({257}, 1000 + seed).requires_grad_();
+  out.x = x.eigen();
+  {
+    const Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    f.backward();
+    out.b1_fused = f.item();
+    out.dx_fused = x.grad().eigen();
+  }
+  x.zero_grad();
+  {
+    const Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
+    f.backward();
+    out.b1_taped = f.item();
+    out.dx_taped = x.grad().eigen();
+  }
+  // A small regression, parameters stepped under NoGradGuard on this thread.
+  const Tensor xs = Tensor::rand({64}, 2000 + seed);
+  const Tensor ys = fg::Tensor(1.5 - 0.5 * xs + 0.01 * Tensor::randn({64}, 3000 + seed));
+  Tensor b = Tensor::scalar(0).requires_grad_(), w = Tensor::scalar(0).requires_grad_();
+  for (int epoch = 0; epoch < 200; ++epoch) {
+    const Tensor loss = fg::mean(fg::square(b + w * xs - ys));
+    loss.backward();
+    fg::NoGradGuard guard;
+    b.sub_(b.grad(), 0.5);
+    w.sub_(w.grad(), 0.5);
+    b.zero_grad();
+    w.zero_grad();
+    const Tensor probe = w * xs;  // under the guard: must not be recorded
+    out.recorded_under_no_grad = out.recorded_under_no_grad || !probe.is_leaf();
+  }
+  out.b = b.item();
+  out.w = w.item();
+  fg::NoGradGuard guard;
+  out.final_loss = Tensor(fg::mean(fg::square(b + w * xs - ys))).item();
+  return out;
+}
+
+TEST(Threads, IndependentGraphsGiveTheSingleThreadedResults) {
+  std::vector<Work> results(thread_count);
+  {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < thread_count; ++t) workers.emplace_back([t, &results] { results[t] = run(t); });
+    for (std::thread& worker : workers) worker.join();
+  }
+  for (int t = 0; t < thread_count; ++t) {
+    SCOPED_TRACE("thread " + std::to_string(t));
+    const Work& r = results[t];
+    const Work alone = run(t);  // the same work on this thread alone: the same numbers, bit for bit
+    EXPECT_EQ(r.b1_fused, alone.b1_fused);
+    EXPECT_TRUE((r.dx_fused == alone.dx_fused).all());
+    EXPECT_EQ(r.b, alone.b);
+    EXPECT_EQ(r.w, alone.w);
+    EXPECT_FALSE(r.recorded_under_no_grad);
+    // And the numbers are right: B1 against its closed form, fused against taped.
+    const Eigen::ArrayXd& x = r.x;
+    const Eigen::ArrayXd e = (-x.square()).exp();
+    EXPECT_NEAR(r.b1_fused, (x.sin() * e + x.square().log1p()).sum(), 1e-12 * 257);
+    const Eigen::ArrayXd dx = x.cos() * e - 2 * x * x.sin() * e + 2 * x / (1 + x.square());
+    EXPECT_LT((r.dx_fused - dx).abs().maxCoeff(), 1e-14);
+    EXPECT_LT((r.dx_taped - r.dx_fused).abs().maxCoeff(), 1e-14);
+    EXPECT_NEAR(r.b1_taped, r.b1_fused, 1e-12);
+    // The regression found its line: y = 1.5 - 0.5 x with noise 0.01.
+    EXPECT_NEAR(r.b, 1.5, 0.05);
+    EXPECT_NEAR(r.w, -0.5, 0.1);
+    EXPECT_LT(r.final_loss, 1e-3);
+  }
+}
+
+// Threads that record and threads inside a NoGradGuard, in lock step, so that the guards and
+// the recording overlap in time.
+TEST(Threads, GradModeOfOneThreadLeavesTheOthersAlone) {
+  constexpr int rounds = 50;
+  std::barrier sync(thread_count);
+  std::vector<int> recorded(thread_count, 0), gradients_right(thread_count, 0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < thread_count; ++t)
+    workers.emplace_back([&, t] {
+      const bool guarded = t % 2 == 1;
+      Tensor x = Tensor::full({3}, double(t + 1)).requires_grad_();
+      for (int round = 0; round < rounds; ++round) {
+        sync.arrive_and_wait();
+        if (guarded) {
+          fg::NoGradGuard guard;
+          const Tensor y = fg::sum(x * x);
+          recorded[t] += !y.is_leaf();
+        } else {
+          const Tensor y = fg::sum(x * x);  // d/dx = 2x = 2 (t + 1)
+          recorded[t] += !y.is_leaf();
+          y.backward();
+          gradients_right[t] += (x.grad().eigen() == 2.0 * (t + 1)).all();
+          x.zero_grad();
+        }
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  for (int t = 0; t < thread_count; ++t) {
+    SCOPED_TRACE("thread " + std::to_string(t));
+    if (t % 2 == 1) {
+      EXPECT_EQ(recorded[t], 0);
+    } else {
+      EXPECT_EQ(recorded[t], rounds);
+      EXPECT_EQ(gradients_right[t], rounds);
+    }
+  }
+}
+
+// One data tensor read by every thread (handles are reference-counted atomically); each
+// thread has its own parameter. d/dw sum((w x)^2) = 2 w sum(x^2).
+TEST(Threads, SharedReadOnlyDataWithPrivateParameters) {
+  const Tensor x = Tensor::arange(1, 5);  // (1, 2, 3, 4): sum of squares 30
+  std::vector<double> grads(thread_count), values(thread_count);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < thread_count; ++t)
+    workers.emplace_back([&, t] {
+      Tensor w = Tensor::scalar(double(t)).requires_grad_();
+      for (int round = 0; round < 100; ++round) {
+        w.zero_grad();
+        const Tensor loss = fg::sum(fg::square(w * x));
+        const Tensor copy = x;  // copies and drops of the shared handle, concurrently
+        loss.backward();
+        grads[t] = w.grad().item();
+        values[t] = loss.item();
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  for (int t = 0; t < thread_count; ++t) {
+    EXPECT_EQ(grads[t], 60.0 * t) << "thread " << t;
+    EXPECT_EQ(values[t], 30.0 * t * t) << "thread " << t;
+  }
+  EXPECT_FALSE(x.grad().defined());
+}
+
+// Each thread builds and drops its own long chain: the iterative release keeps its queue per thread.
+TEST(Threads, LongChainsDroppedConcurrently) {
+  constexpr int length = 5'000;
+  std::vector<double> grads(thread_count);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < thread_count; ++t)
+    workers.emplace_back([&, t] {
+      Tensor x = Tensor::scalar(1.0).requires_grad_();
+      {
+        Tensor y = x;
+        for (int k = 0; k < length; ++k) y = y * (k % 2 ? 2.0 : 0.5);  // the factors cancel in pairs
+        y.backward({.retain_graph = t % 2 == 0});
+      }  // dropped here, with or without the saved values
+      grads[t] = x.grad().item();
+    });
+  for (std::thread& worker : workers) worker.join();
+  for (int t = 0; t < thread_count; ++t) EXPECT_EQ(grads[t], 1.0) << "thread " << t;
+}
+
+}  // namespace
