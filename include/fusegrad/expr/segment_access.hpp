@@ -110,8 +110,12 @@ class segment_access {
     if (!grad_) return;
     if constexpr (may_repeat) {
       if (mode() == access_mode::repeat) {
-        const auto used = static_cast<Eigen::Index>(used_repeat_length());
-        target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
+        if constexpr (static_mode) {  // a fixed-size sum: the compiler sees every bound
+          target_grad_[0] += Eigen::Map<const Eigen::Array<T, int(repeat_length), 1>>(repeat_grad_.data()).sum();
+        } else {
+          const auto used = static_cast<Eigen::Index>(used_repeat_length());
+          target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
+        }
       }
     }
     if constexpr (may_broadcast) {
