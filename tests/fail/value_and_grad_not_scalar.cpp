@@ -1,0 +1,16 @@
+// expect: fusegrad::value_and_grad\(f, vars\.\.\.\): f is not a scalar.*fusegrad::Shape<3>
+// fail/value_and_grad_not_scalar.cpp -- value_and_grad of a (3)-shaped expression: a compile error saying f is not a scalar.
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+int main() {
+  fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
+  const auto fine = fg::value_and_grad(fg::sum(x * x), x);  // the legal twin: reduce first
+  (void)fine;
+#ifdef FUSEGRAD_FAIL
+  const auto not_scalar = fg::value_and_grad(x * x, x);  // reduce it with fg::sum, or use fg::vjp with an upstream
+  (void)not_scalar;
+#endif
+  return 0;
+}
