@@ -16,7 +16,7 @@ namespace {
 namespace fg = fusegrad;
 
 // Headers of include/fusegrad/ops/ that define no op (shared helpers).
-const std::set<std::string> helper_headers = {"reduction_axes"};
+const std::set<std::string> helper_headers = {"matrix_view", "reduction_axes"};
 
 // The repository root: FUSEGRAD_SOURCE_DIR when the build defines it, else three levels above this file.
 std::filesystem::path source_dir() {
