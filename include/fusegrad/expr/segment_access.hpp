@@ -73,7 +73,7 @@ class segment_access {
         break;
       case access_mode::repeat:
         if constexpr (may_repeat) {
-          values_ = repeat_values_.data();
+          if constexpr (!uniform) values_ = repeat_values_.data();
           grad_ = grad ? repeat_grad_.data() : nullptr;
           if (grad) fill(repeat_grad_.data(), used_repeat_length(), T(0));
         }
@@ -96,9 +96,19 @@ class segment_access {
   // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
   void load() {
     if constexpr (may_repeat)
-      if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(), source_[0]);
+      if constexpr (!uniform)
+        if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(), source_[0]);
     if constexpr (may_broadcast)
       if (mode() == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf(), segment());
+  }
+
+  // Statically one value repeated over a larger segment: frames read it as a constant
+  // (a register), never from memory; only its gradient goes through the accumulator.
+  static constexpr bool uniform = static_mode && fixed_mode == access_mode::repeat;
+  [[nodiscard]] T uniform_value() const noexcept
+    requires uniform
+  {
+    return source_[0];
   }
 
   [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }
@@ -126,7 +136,7 @@ class segment_access {
   }
 
  private:
-  using repeat_buffer = member<may_repeat, std::array<T, repeat_length>, 0>;
+  using repeat_buffer = member<may_repeat && !uniform, std::array<T, repeat_length>, 0>;
   using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none<1>>;
 
   static void fill(T* out, std::size_t n, T value) {

@@ -88,8 +88,13 @@ void run_segment(State& state, const Extents& segment, Consume&& consume, Upstre
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {
     auto sweep = [&](auto& frame) {
       consume(frame.value(), offset);
-      if constexpr (!std::is_same_v<Upstream, std::nullptr_t>)
+      if constexpr (std::is_same_v<Upstream, std::nullptr_t>) {
+        // forward only
+      } else if constexpr (Upstream::uniform) {  // one upstream value for the whole segment
+        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()));
+      } else {
         frame.backward(const_block_map<T, N>(upstream->values_at(offset), n));
+      }
     };
     if constexpr (Known) {
       typename State::template frame<N, false, true> frame(state, offset, n, known);
@@ -159,6 +164,33 @@ struct access_frame {
   }
 };
 
+// One value repeated over the segment, known to be so at compile time (a scalar Var or
+// Const, a hoisted sub-tree, a full reduction): read as a constant expression, so it lives
+// in a register; its gradient goes to the access's block accumulator.
+template <class T, int N>
+struct uniform_frame {
+  T constant;
+  T* grad;
+  Eigen::Index n;
+
+  template <class State>
+  uniform_frame(State& s, Eigen::Index offset, Eigen::Index n_)
+      : constant(s.access.uniform_value()), grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr), n(n_) {}
+  template <class State>
+  uniform_frame(State& s, Eigen::Index offset, Eigen::Index n_, const T* /*known*/) : uniform_frame(s, offset, n_) {}
+
+  [[nodiscard]] auto value() const noexcept { return Eigen::Array<T, N, 1>::Constant(n, constant); }
+
+  template <class D>
+  void backward(const D& dy) {
+    if (grad) block_map<T, N>(grad, n) += dy;
+  }
+};
+
+// memory_frame_t<Access, T, N>: how a frame reads something already in memory.
+template <class Access, class T, int N>
+using memory_frame_t = std::conditional_t<Access::uniform, uniform_frame<T, N>, access_frame<T, N>>;
+
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
@@ -172,7 +204,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
   void finish() { access.finish(); }
 
   template <int N, bool Keep, bool Known = false>
-  using frame = access_frame<value_type, N>;
+  using frame = memory_frame_t<decltype(access), value_type, N>;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -315,7 +347,7 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
   }
 
   template <int N, bool Keep, bool Known = false>
-  using frame = access_frame<value_type, N>;
+  using frame = memory_frame_t<decltype(access), value_type, N>;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -452,7 +484,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   }
 
   template <int N, bool Keep, bool Known = false>
-  using frame = access_frame<value_type, N>;
+  using frame = memory_frame_t<decltype(access), value_type, N>;
 
  private:
   operand_pack<E> operands_;
