@@ -195,6 +195,28 @@ TYPED_TEST(Bridge, DeferredValueIsRightAfterBackward) {
   EXPECT_TRUE((x.grad().eigen() == Eigen::Array<TypeParam, 4, 1>(0.5, 1, 1.5, 2)).all());
 }
 
+// An explicit upstream scales the gradient but not the value computed in the same pass.
+TYPED_TEST(Bridge, DeferredValueIgnoresTheUpstreamGradient) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = TestFixture::param(Eigen::ArrayXd::LinSpaced(3, 1, 3), {3});  // (1, 2, 3)
+  const Tensor s = fg::sum(x * x);                                         // 14; d/dx = 2x
+  s.backward(Tensor::scalar(TypeParam(2)));
+  EXPECT_EQ(s.item(), TypeParam(14));
+  EXPECT_TRUE((x.grad().eigen() == Eigen::Array<TypeParam, 3, 1>(4, 8, 12)).all()) << x.grad().eigen();
+  x.zero_grad();
+  const Tensor m = fg::mean(x * x);  // 14 / 3; d/dx = 2x / 3
+  m.backward(Tensor::scalar(TypeParam(3)));
+  EXPECT_NEAR(double(m.item()), 14.0 / 3, 14.0 / 3 * TestFixture::closed);
+  fg::test::expect_near_all(x.grad().eigen(), Eigen::ArrayXd::LinSpaced(3, 2, 6), TestFixture::closed, "dx");
+  // Twice through a retained graph: the value stays, the gradients add up.
+  x.zero_grad();
+  const Tensor r = fg::mean(fg::square(x - TypeParam(1)));  // (0 + 1 + 4) / 3; d/dx = 2 (x - 1) / 3
+  r.backward({.retain_graph = true});
+  r.backward();
+  EXPECT_NEAR(double(r.item()), 5.0 / 3, 5.0 / 3 * TestFixture::closed);
+  fg::test::expect_near_all(x.grad().eigen(), Eigen::ArrayXd::LinSpaced(3, 0, 8.0 / 3), TestFixture::closed, "dx");
+}
+
 TYPED_TEST(Bridge, DeferredValueSurvivesAnOptimiserStepAfterBackward) {
   using Tensor = typename TestFixture::Tensor;
   Tensor w = TestFixture::param(2.0);

@@ -206,6 +206,25 @@ TYPED_TEST(TensorTyped, DetachSharesValuesButTakesNoGradient) {
   EXPECT_EQ(y.eigen()[0], TypeParam(7));
 }
 
+TYPED_TEST(TensorTyped, DetachOfADeferredSumHasItsValue) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor x = Tensor::from({TypeParam(1), TypeParam(2), TypeParam(3)}, {3}).requires_grad_();
+  const Tensor s = fg::sum(x * x);  // its value is computed when first needed
+  const Tensor d = s.detach();
+  EXPECT_EQ(d.item(), TypeParam(14));
+  EXPECT_EQ(s.item(), TypeParam(14));
+}
+
+TYPED_TEST(TensorTyped, BroadcastMismatchNamesBothShapes) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor a = Tensor::ones({3}).requires_grad_(), b = Tensor::ones({4});
+  expect_error<fg::shape_error>([&] { const Tensor t = a * b; }, {"(3)", "(4)", "broadcast"});
+  expect_error<fg::shape_error>([&] { const Tensor t = fg::taped(fg::sin(a) + b); }, {"(3)", "(4)"});
+  const Tensor m = Tensor::ones({2, 3});
+  expect_error<fg::shape_error>([&] { const Tensor t = m + Tensor::ones({2}); }, {"(2,3)", "(2)"});
+  expect_error<fg::shape_error>([&] { const Tensor t = fg::matmul(m, m); }, {"matmul", "(2,3) x (2,3)"});
+}
+
 TYPED_TEST(TensorTyped, RequiresGradCanOnlyChangeOnLeaves) {
   using Tensor = typename TestFixture::Tensor;
   Tensor x = Tensor::ones({2});
