@@ -50,6 +50,19 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   }
   for (node<T>* n : visited) n->has_grad = false;
 
+  // Whatever happens below (an anomaly, a freed node), no node keeps a gradient from this
+  // backward: a later one must start clean.
+  struct reset_on_exit {
+    std::vector<node<T>*>& nodes;
+    ~reset_on_exit() {
+      for (node<T>* n : nodes) {
+        n->grad_buffer.clear();
+        n->has_grad = false;
+        n->waiting = 0;
+      }
+    }
+  } reset{visited};
+
   // 2. Run nodes whose consumers are all done, from the root down. Each node adds its
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
   //    the node that produced the input.
@@ -71,7 +84,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     T* deferred = out && out->value_pending ? out->storage->data : nullptr;
     n->backward(n->grad_buffer.data(), destinations, deferred);
     if (deferred) out->value_pending = false;
-    if (out && out->retains_grad && out != &root) out->accumulate_grad(n->grad_buffer.data());
+    if (out && out->retains_grad) out->accumulate_grad(n->grad_buffer.data());
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const edge<T>& e = n->inputs[k];
