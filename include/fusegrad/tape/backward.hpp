@@ -88,7 +88,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const edge<T>& e = n->inputs[k];
-        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(), n->name() + " (backward)");
+        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(), n->name() + " = " + n->expression() + " (backward)");
       }
     for (edge<T>& e : n->inputs)
       if (e.fn && --e.fn->waiting == 0) ready.push_back(e.fn.get());

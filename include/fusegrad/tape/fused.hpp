@@ -106,13 +106,13 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   void compute_value(T* out) override {
-    check_versions();
+    check_versions("its value");
     evaluate_into(*expr_, this->extents, out);
-    if (anomaly_detection) check_finite(out, this->extents.size(), name() + " (forward)");
+    if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
   }
 
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
-    check_versions();
+    check_versions("its gradient");
     const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
     auto value = [&] {
       if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op>) {
@@ -135,9 +135,7 @@ class fused_node final : public node<typename E::value_type> {
   template <class L>
   std::string leaf_name(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
-      const auto it = std::find_if(versions_.begin(), versions_.end(), [&](const auto& v) { return v.first == leaf.impl(); });
-      const auto k = static_cast<std::size_t>(it - versions_.begin());
-      return k < 26 ? std::string(1, char('a' + k)) : "t" + std::to_string(k);
+      return leaf_name_of(leaf.impl());
     } else if constexpr (std::is_same_v<typename L::static_shape, Shape<>>) {
       std::ostringstream s;
       s << leaf.data()[0];
@@ -147,16 +145,24 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  void check_versions() const {
+  // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
+  void check_versions(const char* what) const {
     if (!expr_)
       throw graph_error("fusegrad: part of the graph (" + name() +
                         ") was freed by an earlier backward; pass retain_graph=true to the first backward "
                         "(loss.backward({.retain_graph = true})) to backpropagate through it again");
     for (const auto& [leaf, version] : versions_)
       if (leaf->storage->version != version)
-        throw graph_error("fusegrad: a tensor read by " + name() + " was modified in place after it was recorded "
-                          "(version " + std::to_string(version) + ", now " + std::to_string(leaf->storage->version) +
-                          "); its gradient would be wrong. Modify a copy, or record the operation after the change");
+        throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +
+                          " was modified in place after it was recorded (version " + std::to_string(version) +
+                          ", now " + std::to_string(leaf->storage->version) + "); " + what +
+                          " would be wrong. Modify a copy, or record the operation after the change");
+  }
+
+  [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
+    const auto it = std::find_if(versions_.begin(), versions_.end(), [&](const auto& v) { return v.first == leaf; });
+    const auto k = static_cast<std::size_t>(it - versions_.begin());
+    return k < 26 ? std::string(1, char('a' + k)) : "t" + std::to_string(k);
   }
 
   std::optional<E> expr_;
