@@ -36,7 +36,10 @@ struct binary_expr {
   R rhs;
 
   [[nodiscard]] Extents extents() const {
-    if constexpr (static_size_v<static_shape> != dyn) {
+    // Known at compile time only when both operands are: a dyn operand beside a static one
+    // must still be checked against it at run time.
+    if constexpr (static_size_v<typename lhs_type::static_shape> != dyn &&
+                  static_size_v<typename rhs_type::static_shape> != dyn) {
       return Extents::of<static_shape>();
     } else {
       return broadcast(lhs.extents(), rhs.extents());
