@@ -127,7 +127,7 @@ template <Differentiable E, class... Vars>
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
   if constexpr (std::is_same_v<typename node::static_shape, AnyShape>) {
     if (f.extents().size() != 1)
-      throw shape_error("fusegrad::value_and_grad(f, vars...): f has static_shape " + f.extents().to_string() +
+      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
                         ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
   }
   detail::var_sinks<Vars...> sinks(vars...);
@@ -169,7 +169,7 @@ template <Differentiable E, class Upstream, class... Vars>
     } else {
       if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
-                          " elements but f has static_shape " + extents.to_string());
+                          " elements but f has shape " + extents.to_string());
       const Eigen::Array<T, Eigen::Dynamic, 1> up = upstream;
       const Extents up_extents = up.size() == 1 ? Extents{} : extents;
       return detail::reverse_sweep(f, sinks, up, up_extents);

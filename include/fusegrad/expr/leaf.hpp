@@ -40,7 +40,7 @@ class leaf_data<T, S, owning> {
     requires is_static_v<S>
       : leaf_data() {
     if (values.size() != size_v<S>)
-      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for static_shape " + to_string<S>() +
+      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for shape " + to_string<S>() +
                         ", which holds " + std::to_string(size_v<S>));
     std::copy(values.begin(), values.end(), values_.data());
   }

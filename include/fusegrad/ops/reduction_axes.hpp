@@ -20,7 +20,7 @@ std::array<bool, Extents::max_rank> reduction_mask(const Extents& e, const char*
   } else {
     for (std::size_t axis : A::values) {
       if (axis >= e.rank())
-        throw shape_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for static_shape " +
+        throw shape_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for shape " +
                           e.to_string());
       mask[axis] = true;
     }

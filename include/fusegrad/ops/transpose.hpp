@@ -24,7 +24,7 @@ struct transpose_shape {
 template <ShapeType S>
 struct transpose_shape<S> {
   static_assert(S::rank == 2,
-                "fusegrad::transpose(x): x must be a rank-2 matrix (its static_shape is named in "
+                "fusegrad::transpose(x): x must be a rank-2 matrix (its shape is named in "
                 "'transpose_needs_a_matrix<S>' below)");
   struct ok {
     using type = Shape<S::extents[1 % S::rank], S::extents[0]>;
@@ -47,7 +47,7 @@ struct transpose_op {
 
   static Extents result_extents(const Extents& x) {
     if (x.rank() != 2)
-      throw shape_error("fusegrad::transpose(x): x must be a matrix, got static_shape " + x.to_string());
+      throw shape_error("fusegrad::transpose(x): x must be a matrix, got shape " + x.to_string());
     return Extents{x[1], x[0]};
   }
 
