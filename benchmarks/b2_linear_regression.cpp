@@ -64,7 +64,9 @@ template <bool Fused>
 void tape(benchmark::State& state) {
   const data d(state.range(0));
   const fg::Tensor x = fg::Tensor::from(d.x), y = fg::Tensor::from(d.y);
-  fg::Tensor b = fg::Tensor::scalar(0.3).requires_grad_(), w = fg::Tensor::scalar(0.1).requires_grad_();
+  fg::ScalarTensor b(0.3), w(0.1);  // one value each, known at compile time, as the static version's Vars
+  b.requires_grad_();
+  w.requires_grad_();
   for (auto _ : state) {
     b.zero_grad();
     w.zero_grad();

@@ -59,10 +59,14 @@ void fused(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// The parameters are ScalarTensors, as the static version's are scalar Vars: one value
+// known at compile time, so log(sigma) and 1/sigma run once per backward, not per element.
 template <bool Fused>
 void tape(benchmark::State& state) {
   const fg::Tensor y = fg::Tensor::from(fg::bench::uniform(state.range(0), -3.0, 3.0));
-  fg::Tensor mu = fg::Tensor::scalar(0.2).requires_grad_(), sigma = fg::Tensor::scalar(1.3).requires_grad_();
+  fg::ScalarTensor mu(0.2), sigma(1.3);
+  mu.requires_grad_();
+  sigma.requires_grad_();
   for (auto _ : state) {
     mu.zero_grad();
     sigma.zero_grad();

@@ -15,3 +15,4 @@
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/tensor.hpp>
+#include <fusegrad/tape/scalar_tensor.hpp>

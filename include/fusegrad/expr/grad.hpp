@@ -63,44 +63,60 @@ struct var_sinks {
   }
 };
 
-// The reverse sweep from `upstream` (shaped like the root, or a single value for a
-// scalar root). When the root is sum or mean of an element-wise chain and the upstream is
-// one value, the forward and reverse sweeps share ONE loop: the chain's upstream is known
-// before its values are, so each block is evaluated and differentiated in one visit.
+// The reverse sweep of a sum or mean of an element-wise chain from ONE upstream value:
+// the chain's upstream is known before its values are, so forward and reverse share one
+// loop, each block evaluated and differentiated in one visit. Returns the root's value.
+template <class E, class Sinks>
+  requires(E::kind == node_kind::materialized && LinearFullReduction<typename E::op>)
+typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks, typename E::value_type upstream) {
+  using T = typename E::value_type;
+  using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
+  const X& chain = std::get<0>(expr.args);
+  const Extents chain_extents = chain.extents();
+  const T scale = E::op::template scale<T>(chain_extents.size());
+  sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
+  state.forward();
+  const T seed = upstream * scale;
+  segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
+  up.load();
+  T total(0);
+  run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
+  state.finish();
+  return total * scale;
+}
+
+// The reverse sweep from `upstream` (shaped like the root, or a single value); the root's
+// values, shaped `extents`, go to consume(block, offset) (store_values, discard_values).
+template <class E, class Sinks, class U, class Consume>
+void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& upstream,
+                const Extents& upstream_extents, Consume&& consume) {
+  using T = typename E::value_type;
+  using S = typename E::static_shape;
+  sweep_state<E, S> state(expr, extents, sinks);
+  state.forward();
+  const T* up_values;
+  if constexpr (std::is_same_v<U, T>) up_values = &upstream;
+  else up_values = upstream.data();
+  // A single upstream value has a static shape, which keeps this access free of run-time checks.
+  using upstream_shape = std::conditional_t<std::is_same_v<U, T>, Shape<>, AnyShape>;
+  segment_access<T, upstream_shape, S> up(up_values, upstream_extents, extents, nullptr);
+  up.load();
+  run_segment<S>(state, extents, std::forward<Consume>(consume), &up);
+  state.finish();
+}
+
+// The reverse sweep, returning the root's values (a storage_t of the root's shape).
 template <class E, class Sinks, class U>
 auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
   if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> &&
                 std::is_same_v<U, T>) {
-    using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
-    const X& chain = std::get<0>(expr.args);
-    const Extents chain_extents = chain.extents();
-    const T scale = E::op::template scale<T>(chain_extents.size());
-    sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
-    state.forward();
-    const T seed = upstream * scale;
-    segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
-    up.load();
-    T total(0);
-    run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
-    state.finish();
-    storage_t<T, S> out = storage_t<T, S>::Constant(1, total * scale);  // all axes reduced: one value
-    return out;
+    return storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // all axes reduced: one value
   } else {
     const Extents extents = expr.extents();
-    sweep_state<E, S> state(expr, extents, sinks);
-    state.forward();
-    const T* up_values;
-    if constexpr (std::is_same_v<U, T>) up_values = &upstream;
-    else up_values = upstream.data();
-    // A single upstream value has a static shape, which keeps this access free of run-time checks.
-    using upstream_shape = std::conditional_t<std::is_same_v<U, T>, Shape<>, AnyShape>;
-    segment_access<T, upstream_shape, S> up(up_values, upstream_extents, extents, nullptr);
-    up.load();
     auto out = make_storage<T, S>(extents);
-    run_segment<S>(state, extents, store_values<T>{out.data()}, &up);
-    state.finish();
+    sweep_back(expr, extents, sinks, upstream, upstream_extents, store_values<T>{out.data()});
     return out;
   }
 }

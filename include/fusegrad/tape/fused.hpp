@@ -80,6 +80,9 @@ class fused_node final : public node<typename E::value_type> {
   static constexpr std::size_t capacity = leaf_count<E>();
 
  public:
+  // A sum or mean over all axes: its value may wait for backward, which computes it anyway.
+  static constexpr bool deferrable = E::kind == node_kind::materialized && LinearFullReduction<typename E::op>;
+
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
 
   fused_node(const E& expr, const leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -114,16 +117,15 @@ class fused_node final : public node<typename E::value_type> {
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
     check_versions("its gradient");
     const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
-    auto value = [&] {
-      if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op>) {
-        // One value upstream of a sum or mean: forward and reverse share one loop.
-        return reverse_sweep(*expr_, sinks, grad_output[0], Extents{});
-      } else {
-        const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
-        return reverse_sweep(*expr_, sinks, upstream, this->extents);
-      }
-    }();
-    if (value_out) std::copy(value.data(), value.data() + value.size(), value_out);
+    if constexpr (deferrable) {
+      // One value upstream of a sum or mean: forward and reverse share one loop.
+      const T value = reduce_and_sweep(*expr_, sinks, grad_output[0]);
+      if (value_out) *value_out = value;
+    } else {
+      // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
+      const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
+      sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
+    }
   }
 
   void release_saved() noexcept override {
@@ -211,9 +213,7 @@ template <Differentiable E>
     node->output = &result;
     result.grad_fn = node;
     result.requires_grad = true;
-    constexpr bool deferrable =
-        node_type::kind == node_kind::materialized && LinearFullReduction<typename node_type::op>;
-    if (deferrable && extents.size() == 1 && !detail::anomaly_detection)
+    if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection)
       result.value_pending = true;
     else
       node->compute_value(result.storage->data);

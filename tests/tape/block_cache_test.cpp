@@ -1,0 +1,84 @@
+// tape/block_cache_test.cpp -- large tensor blocks are recycled per thread, within a limit, and never assumed clean.
+#include <cstddef>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace {
+
+namespace fg = fusegrad;
+
+constexpr std::size_t big = 100'000;  // 800 KB of doubles: above the cache's 64 KiB threshold
+
+// Every test starts and ends with an empty cache and the default limit.
+class BlockCache : public ::testing::Test {
+ protected:
+  void SetUp() override { fg::release_cached_memory(); }
+  void TearDown() override {
+    fg::set_cached_memory_limit(std::size_t(256) << 20);
+    fg::release_cached_memory();
+  }
+};
+
+TEST_F(BlockCache, AFreedBlockServesTheNextTensorOfItsSize) {
+  const double* first = nullptr;
+  {
+    const fg::Tensor t = fg::Tensor::zeros({big});
+    first = t.data();
+    EXPECT_EQ(fg::cached_memory_bytes(), 0u);
+  }
+  EXPECT_EQ(fg::cached_memory_bytes(), big * sizeof(double));
+  const fg::Tensor again = fg::Tensor::ones({big});
+  EXPECT_EQ(again.data(), first);
+  EXPECT_EQ(fg::cached_memory_bytes(), 0u);
+  EXPECT_EQ(again.eigen().sum(), double(big));  // recycled, then written: no stale values
+}
+
+TEST_F(BlockCache, SmallTensorsAndFarLargerBlocksAreNotCached) {
+  { const fg::Tensor small = fg::Tensor::zeros({100}); }
+  EXPECT_EQ(fg::cached_memory_bytes(), 0u);
+  { const fg::Tensor t = fg::Tensor::zeros({4 * big}); }
+  EXPECT_EQ(fg::cached_memory_bytes(), 4 * big * sizeof(double));
+  const fg::Tensor smaller = fg::Tensor::zeros({big});  // a block 4x too large is not handed out
+  EXPECT_EQ(fg::cached_memory_bytes(), 4 * big * sizeof(double));
+}
+
+TEST_F(BlockCache, TheLimitBoundsWhatIsKept) {
+  fg::set_cached_memory_limit(big * sizeof(double));
+  {
+    const fg::Tensor a = fg::Tensor::zeros({big}), b = fg::Tensor::zeros({big});
+  }
+  EXPECT_EQ(fg::cached_memory_bytes(), big * sizeof(double));  // the second did not fit
+  fg::set_cached_memory_limit(0);
+  EXPECT_EQ(fg::cached_memory_bytes(), 0u);
+  { const fg::Tensor c = fg::Tensor::zeros({big}); }
+  EXPECT_EQ(fg::cached_memory_bytes(), 0u);
+}
+
+// Recycled blocks hold the previous iteration's numbers: every gradient buffer must be
+// written before it is read, so a second identical iteration gives identical gradients.
+TEST_F(BlockCache, RecycledBlocksGiveTheSameGradients) {
+  const fg::Tensor x = fg::Tensor::arange(0.0, 1.0, 1.0 / double(big));
+  const fg::Tensor y = x * 3.0 + 1.0;
+  fg::Tensor b = fg::Tensor::scalar(0.5).requires_grad_(), w = fg::Tensor::scalar(2.0).requires_grad_();
+  auto step = [&] {
+    b.zero_grad();
+    w.zero_grad();
+    const fg::Tensor loss = fg::taped(fg::mean(fg::square(b + w * x - y)));
+    loss.backward();
+    return Eigen::Array3d(loss.item(), b.grad().item(), w.grad().item());
+  };
+  const Eigen::Array3d first = step();
+  EXPECT_GT(fg::cached_memory_bytes(), 0u);
+  const Eigen::Array3d second = step();
+  EXPECT_EQ(first[0], second[0]);
+  EXPECT_EQ(first[1], second[1]);
+  EXPECT_EQ(first[2], second[2]);
+  // r = (w - 3) x + (b - 1) = -x - 0.5: dL/db = 2 mean(r) = -2 mean(x) - 1
+  const Eigen::ArrayXd xs = x.eigen();
+  EXPECT_NEAR(first[1], -2 * xs.mean() - 1, 1e-12);
+}
+
+}  // namespace

@@ -1,0 +1,149 @@
+// tape/scalar_tensor_test.cpp -- ScalarTensor: a Tensor whose rank 0 is static, so fused nodes hoist what depends on it.
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_error.hpp"
+#include "tape/bridge_cases.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::b2;
+using fg::test::b3;
+using fg::test::expect_error;
+
+template <class T>
+class ScalarTensorBridge : public fg::test::Bridge<T> {};
+using Scalars = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(ScalarTensorBridge, Scalars);
+
+static_assert(std::is_same_v<fg::ScalarTensor::static_shape, fg::Shape<>>);
+static_assert(std::is_same_v<decltype(fg::ScalarTensor(1.0) * fg::Tensor())::static_shape, fg::AnyShape>);
+static_assert(std::is_same_v<decltype(fg::log(fg::ScalarTensor(1.0)))::static_shape, fg::Shape<>>);
+
+// B3 with ScalarTensor parameters: log(sigma) and 1/sigma are hoisted out of the loop; the
+// numbers must be those of the static layer (scalar Vars) and of plain Tensor parameters.
+TYPED_TEST(ScalarTensorBridge, B3MatchesStaticVarsAndPlainTensors) {
+  using T = TypeParam;
+  using Tensor = typename TestFixture::Tensor;
+  using Scalar = fg::BasicScalarTensor<T>;
+  const Eigen::ArrayXd ys = TestFixture::values(1000, -1, 3, 21);
+  fg::Var<T, fg::Shape<>> muv(T(0.75)), sigmav(T(1.5));
+  const fg::Const<T, fg::Shape<fg::dyn>> yv(ys.cast<T>().eval());
+  const auto [value, dmu, dsigma] = fg::value_and_grad(b3(yv, muv, sigmav), muv, sigmav);
+
+  const Tensor y = Tensor::from(ys, {1000});
+  Scalar mu(T(0.75)), sigma(T(1.5));
+  mu.requires_grad_();
+  sigma.requires_grad_();
+  const Tensor fused = b3(y, mu, sigma);
+  fused.backward();
+  TestFixture::expect_value(fused, double(value), TestFixture::identical, "fused value");
+  EXPECT_NEAR(double(mu.grad().item()), double(dmu), TestFixture::identical * std::max(1.0, std::abs(double(dmu))));
+  EXPECT_NEAR(double(sigma.grad().item()), double(dsigma),
+              TestFixture::identical * std::max(1.0, std::abs(double(dsigma))));
+
+  Tensor mu_t = TestFixture::param(0.75), sigma_t = TestFixture::param(1.5);
+  const Tensor plain = b3(y, mu_t, sigma_t);
+  plain.backward();
+  TestFixture::expect_value(plain, double(fused.item()), TestFixture::same, "plain tensors");
+  EXPECT_NEAR(double(mu_t.grad().item()), double(mu.grad().item()), TestFixture::same * std::abs(double(dmu)));
+  EXPECT_NEAR(double(sigma_t.grad().item()), double(sigma.grad().item()), TestFixture::same * std::abs(double(dsigma)));
+
+  mu.zero_grad();
+  sigma.zero_grad();
+  const Tensor taped = fg::taped(b3(y, mu, sigma));
+  taped.backward();
+  TestFixture::expect_value(taped, double(value), TestFixture::same, "taped value");
+  EXPECT_NEAR(double(sigma.grad().item()), double(dsigma), TestFixture::same * std::max(1.0, std::abs(double(dsigma))));
+}
+
+// B2: both parameters' gradients, with a closed form: d/db = 2 mean(r), d/dw = 2 mean(r x).
+TYPED_TEST(ScalarTensorBridge, B2ClosedForm) {
+  using T = TypeParam;
+  using Tensor = typename TestFixture::Tensor;
+  const Eigen::ArrayXd xs = TestFixture::values(500, 0, 1, 22), ys = TestFixture::values(500, 1, 3, 23);
+  fg::BasicScalarTensor<T> b(T(0.25)), w(T(1.5));
+  b.requires_grad_();
+  w.requires_grad_();
+  const Tensor loss = b2(b, w, Tensor::from(xs, {500}), Tensor::from(ys, {500}));
+  loss.backward();
+  const Eigen::ArrayXd r = double(T(0.25)) + double(T(1.5)) * xs - ys;
+  TestFixture::expect_value(loss, r.square().mean(), TestFixture::closed, "loss");
+  EXPECT_NEAR(double(b.grad().item()), 2 * r.mean(), TestFixture::closed * 4);
+  EXPECT_NEAR(double(w.grad().item()), 2 * (r * xs).mean(), TestFixture::closed * 4);
+}
+
+TEST(ScalarTensor, IsATensorHandle) {
+  fg::ScalarTensor s(2.0);
+  const fg::Tensor t = s;  // the same handle
+  EXPECT_EQ(t.impl(), s.impl());
+  EXPECT_EQ(s.dim(), 0u);
+  EXPECT_DOUBLE_EQ(s.item(), 2.0);
+  const fg::ScalarTensor back(t);
+  EXPECT_EQ(back.impl(), s.impl());
+  EXPECT_EQ(s.requires_grad_().requires_grad(), true);
+  const fg::ScalarTensor d = s.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_DOUBLE_EQ(d.item(), 2.0);
+}
+
+TEST(ScalarTensor, RecordsAScalarExpression) {
+  fg::ScalarTensor a(3.0), b(0.5);
+  a.requires_grad_();
+  const fg::ScalarTensor c = fg::log(a) * b;  // Shape<> expression: recorded as one node
+  EXPECT_EQ(c.grad_fn_name(), "FusedBackward");
+  EXPECT_DOUBLE_EQ(c.item(), std::log(3.0) * 0.5);
+  c.backward();
+  EXPECT_DOUBLE_EQ(a.grad().item(), 0.5 / 3.0);
+}
+
+TEST(ScalarTensor, BesideAOneElementVector) {
+  // () with (1) broadcasts to (1): a segment of one element whose shape is known only at run time.
+  fg::ScalarTensor s(2.0);
+  s.requires_grad_();
+  fg::Tensor v = fg::Tensor::from({5.0}, {1}).requires_grad_();
+  const fg::Tensor f = fg::sum(fg::exp(s) * v * v);
+  EXPECT_EQ(f.shape(), Extents{});
+  f.backward();
+  EXPECT_DOUBLE_EQ(f.item(), std::exp(2.0) * 25.0);
+  EXPECT_DOUBLE_EQ(s.grad().item(), std::exp(2.0) * 25.0);
+  EXPECT_DOUBLE_EQ(v.grad().item(), std::exp(2.0) * 10.0);
+}
+
+TEST(ScalarTensor, OverAnEmptyVector) {
+  fg::ScalarTensor s(2.0);
+  s.requires_grad_();
+  const fg::Tensor f = fg::sum(fg::log(s) * fg::Tensor::zeros({0}));
+  f.backward();
+  EXPECT_DOUBLE_EQ(f.item(), 0.0);
+  EXPECT_DOUBLE_EQ(s.grad().item(), 0.0);
+}
+
+TEST(ScalarTensor, InPlaceUpdatesAreVersioned) {
+  fg::ScalarTensor sigma(1.5);
+  sigma.requires_grad_();
+  const fg::Tensor y = fg::Tensor::from({1.0, 2.0, 3.0}, {3});
+  const fg::Tensor f = fg::sum(fg::square(y / sigma));
+  {
+    const fg::NoGradGuard no_grad;
+    sigma.mul_(2.0);
+  }
+  expect_error<fg::graph_error>([&] { f.backward(); }, {"modified in place", "version"});
+}
+
+TEST(ScalarTensor, RejectsOtherRanks) {
+  const fg::Tensor v = fg::Tensor::ones({3});
+  expect_error<fg::shape_error>([&] { fg::ScalarTensor s(v); }, {"ScalarTensor", "(3)", "rank 0"});
+  expect_error<fg::shape_error>([&] { fg::ScalarTensor s(fg::Tensor::ones({1})); }, {"(1)", "rank 0"});
+  expect_error<fg::shape_error>([&] { fg::ScalarTensor s = v * 2.0; }, {"(3)", "rank 0"});
+}
+
+}  // namespace
