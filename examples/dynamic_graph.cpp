@@ -41,5 +41,16 @@ int main() {
     b.sub_(b.grad(), 0.1);
   }
   std::printf("w = %.6f  b = %.6f\n", w.item(), b.item());
+
+  // A parameter that is one value can say so in its type. A fused node then knows at
+  // compile time that sigma is one value over the data, and computes log(sigma) and
+  // 1/sigma once per backward instead of once per element.
+  fg::ScalarTensor mu(2.0), sigma(1.0);
+  mu.requires_grad_();
+  sigma.requires_grad_();
+  fg::Tensor nll = fg::sum(0.5 * fg::square((y - mu) / sigma) + fg::log(sigma));
+  nll.backward();
+  // z = y - mu: dNLL/dmu = -sum(z) / sigma^2 = -0.5, dNLL/dsigma = n / sigma - sum(z^2) / sigma^3 = 1.95
+  std::printf("dNLL/dmu = %.6f  dNLL/dsigma = %.6f\n", mu.grad().item(), sigma.grad().item());
   return 0;
 }

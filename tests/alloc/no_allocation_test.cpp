@@ -190,6 +190,21 @@ TEST(NoAllocation, BroadcastOfStaticShapes) {
   EXPECT_EQ(db0, 6.0);
 }
 
+// vjp with an array upstream on a static shape: the upstream is held in fixed-size storage.
+TEST(NoAllocation, VjpWithAnArrayUpstream) {
+  fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
+  const Eigen::Array3d upstream(1.0, 10.0, 100.0);
+  double dx2 = 0, f2 = 0;
+  const Allocations n = count_allocations([&] {
+    const auto [f, dx] = fg::vjp(x * x, upstream, x);
+    f2 = f[2];
+    dx2 = dx[2];
+  });
+  EXPECT_EQ(n.total(), 0u) << n.new_calls << " operator new, " << n.eigen_mallocs << " Eigen mallocs";
+  EXPECT_EQ(f2, 9.0);
+  EXPECT_EQ(dx2, 600.0);  // upstream 100 times d(x^2)/dx = 2 * 3
+}
+
 TEST(NoAllocation, AxisReductionAndEvalOfStaticShapes) {
   fg::Var<double, fg::Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
   double value = 0, row1 = 0;

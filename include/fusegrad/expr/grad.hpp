@@ -186,9 +186,10 @@ template <Differentiable E, class Upstream, class... Vars>
       if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
                           " elements but f has shape " + extents.to_string());
-      const Eigen::Array<T, Eigen::Dynamic, 1> up = upstream;
-      const Extents up_extents = up.size() == 1 ? Extents{} : extents;
-      return detail::reverse_sweep(f, sinks, up, up_extents);
+      if (upstream.size() == 1 && extents.size() != 1)  // one value, broadcast
+        return detail::reverse_sweep(f, sinks, T(upstream(0)), Extents{});
+      const storage_t<T, typename node::static_shape> up = upstream;  // fixed-size storage: no heap
+      return detail::reverse_sweep(f, sinks, up, extents);
     }
   }();
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <optional>
+#include <utility>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -65,8 +67,7 @@ class segment_access {
       step_ = mode_ == access_mode::repeat ? 0 : 1;
       segment_size_ = segment.size();
       if (mode_ == access_mode::broadcast) {  // only broadcasting needs the extents themselves
-        leaf_ = leaf;
-        segment_ = segment;
+        shapes_.emplace(leaf, segment);
       }
     }
     switch (mode()) {
@@ -160,24 +161,24 @@ class segment_access {
   }
   [[nodiscard]] Extents leaf() const {
     if constexpr (static_mode) return Extents::of<LeafShape>();
-    else return leaf_;
+    else return shapes_->first;
   }
   [[nodiscard]] Extents segment() const {
     if constexpr (static_mode) return Extents::of<SegmentShape>();
-    else return segment_;
+    else return shapes_->second;
   }
 
   const T* values_ = nullptr;
   T* grad_ = nullptr;
   // Left uninitialised where they exist: the constructor fills what the mode reads
-  // (leaf_ and segment_ only for broadcasting, the one mode that needs whole extents).
+  // (the extents only for broadcasting, the one mode that needs them; built only then,
+  // since a tensor op's accesses are made per call and zeroing unused extents shows).
   [[no_unique_address]] member<may_copy, const T*, 2> source_;
   [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
   [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
   [[no_unique_address]] member<!static_mode, std::size_t, 9> segment_size_;
-  [[no_unique_address]] member<!static_mode, Extents, 6> leaf_;
-  [[no_unique_address]] member<!static_mode, Extents, 7> segment_;
+  [[no_unique_address]] member<!static_mode, std::optional<std::pair<Extents, Extents>>, 6> shapes_;  // leaf, segment
   [[no_unique_address]] repeat_buffer repeat_values_;
   [[no_unique_address]] member<may_repeat, std::array<T, repeat_length>, 8> repeat_grad_;
   [[no_unique_address]] broadcast_buffer broadcast_values_, broadcast_grad_;
