@@ -11,7 +11,8 @@ namespace {
 
 struct data {
   Eigen::ArrayXd x, y;
-  explicit data(Eigen::Index n) : x(fg::bench::uniform(n, 0.0, 1.0)), y(1.0 + 2.0 * x + 0.1 * fg::bench::uniform(n, -1.0, 1.0, 7)) {}
+  explicit data(Eigen::Index n)
+      : x(fg::bench::uniform(n, 0.0, 1.0)), y(1.0 + 2.0 * x + 0.1 * fg::bench::uniform(n, -1.0, 1.0, 7)) {}
 };
 
 void forward(benchmark::State& state) {
@@ -70,8 +71,8 @@ void tape(benchmark::State& state) {
   for (auto _ : state) {
     b.zero_grad();
     w.zero_grad();
-    fg::Tensor loss = Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y)))
-                            : fg::taped(fg::mean(fg::square(b + w * x - y)));
+    fg::Tensor loss =
+        Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y))) : fg::taped(fg::mean(fg::square(b + w * x - y)));
     loss.backward();
     benchmark::DoNotOptimize(loss.item());
     benchmark::DoNotOptimize(b.grad().item());

@@ -37,8 +37,8 @@ void handwritten(benchmark::State& state) {
     const Matrix h = ((p.W1 * p.X).colwise() + p.b1.col(0)).array().tanh().matrix();
     const Matrix r = ((p.W2 * h).array() + p.b2 - p.Y.array()).matrix();
     const double loss = r.array().square().mean();
-    const Matrix dout = (2.0 / n) * r;                                                // 1x256
-    const Matrix dW2 = dout * h.transpose();                                         // 1x64
+    const Matrix dout = (2.0 / n) * r;        // 1x256
+    const Matrix dW2 = dout * h.transpose();  // 1x64
     const double db2 = dout.sum();
     const Matrix dpre = ((p.W2.transpose() * dout).array() * (1.0 - h.array().square())).matrix();  // 64x256
     const Matrix dW1 = dpre * p.X.transpose();

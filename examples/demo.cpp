@@ -15,7 +15,7 @@ namespace fg = fusegrad;
 
 int main() {
   const auto train = example::read_xy(FUSEGRAD_EXAMPLES_DATA_DIR "/linreg/train.csv");  // 80 points
-  const fg::Tensor x = fg::Tensor::from(train.x);                                        // data: no gradient
+  const fg::Tensor x = fg::Tensor::from(train.x);                                       // data: no gradient
   const fg::Tensor y = fg::Tensor::from(train.y);
 
   // The tutorial's starting parameters (torch.manual_seed(42); randn(1) twice).
@@ -34,8 +34,8 @@ int main() {
     b.zero_grad();
     w.zero_grad();
     fg::Tensor epoch_loss = fg::mean(fg::square(b + w * x - y));  // recorded, fused
-    epoch_loss.backward();                                         // frees the graph as it goes
-    fg::NoGradGuard no_grad;                                       // the update itself is not recorded
+    epoch_loss.backward();                                        // frees the graph as it goes
+    fg::NoGradGuard no_grad;                                      // the update itself is not recorded
     b.sub_(b.grad(), 0.1);
     w.sub_(w.grad(), 0.1);
   }
@@ -46,9 +46,9 @@ int main() {
   fg::Tensor b0 = fg::Tensor::scalar(0.33669036626815796).requires_grad_();
   fg::Tensor w0 = fg::Tensor::scalar(0.12880940735340118).requires_grad_();
   fg::Tensor branch = fg::mean(fg::square(b0 + w0 * x - y));
-  if (branch.item() > 0) {                   // decided at run time
-    fg::Tensor error2 = w0 * x - y;          // a second path to w0
-    branch = branch + fg::mean(error2);      // the branch joins the graph
+  if (branch.item() > 0) {               // decided at run time
+    fg::Tensor error2 = w0 * x - y;      // a second path to w0
+    branch = branch + fg::mean(error2);  // the branch joins the graph
   }
   branch.backward();
   std::printf("branch: loss %.16f  dL/db %.16f  dL/dw %.16f\n", branch.item(), b0.grad().item(), w0.grad().item());
@@ -58,8 +58,8 @@ int main() {
   w0.zero_grad();
   fg::Tensor taped = fg::taped(fg::mean(fg::square(b0 + w0 * x - y)));
   taped.backward();
-  std::printf("taped:  loss %.16f  dL/db %.16f  dL/dw %.16f   [%s]\n", taped.item(), b0.grad().item(),
-              w0.grad().item(), taped.grad_fn_name().c_str());
+  std::printf("taped:  loss %.16f  dL/db %.16f  dL/dw %.16f   [%s]\n", taped.item(), b0.grad().item(), w0.grad().item(),
+              taped.grad_fn_name().c_str());
 
   // The demo checks itself: a wrong number is a failed run.
   const bool ok = std::abs(b.item() - 1.0235409024567799) < 1e-9 && std::abs(w.item() - 1.9689641812930265) < 1e-9 &&

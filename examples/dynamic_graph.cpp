@@ -8,19 +8,19 @@ namespace fg = fusegrad;
 int main() {
   const fg::Tensor x = fg::Tensor::from({0.1, 0.4, 0.7, 1.0}, {4});  // data: takes no gradient
   const fg::Tensor y = fg::Tensor::from({1.2, 1.8, 2.4, 3.1}, {4});
-  fg::Tensor w = fg::Tensor::scalar(0.5).requires_grad_();          // parameters
+  fg::Tensor w = fg::Tensor::scalar(0.5).requires_grad_();  // parameters
   fg::Tensor b = fg::Tensor::scalar(0.0).requires_grad_();
 
   fg::Tensor loss = fg::mean(fg::square(b + w * x - y));  // one fused node: "FusedBackward"
   std::printf("loss = %.6f recorded as %s\n", loss.item(), loss.grad_fn_name().c_str());
 
-  if (loss.item() > 1.0) {                  // data-dependent control flow
-    fg::Tensor penalty = 0.1 * w * w;       // another fused node
-    loss = loss + penalty;                  // the graph grows only on this path
+  if (loss.item() > 1.0) {             // data-dependent control flow
+    fg::Tensor penalty = 0.1 * w * w;  // another fused node
+    loss = loss + penalty;             // the graph grows only on this path
   }
   std::printf("after the branch: %s\n", loss.grad_fn_name().c_str());
 
-  loss.backward();                          // reverse topological order, each node once
+  loss.backward();  // reverse topological order, each node once
   std::printf("dL/dw = %.6f  dL/db = %.6f\n", w.grad().item(), b.grad().item());
 
   // The same loss recorded one node per operation: MeanBackward <- PowBackward <- SubBackward ...

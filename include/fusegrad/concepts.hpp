@@ -27,8 +27,8 @@ enum class node_kind { leaf, elementwise, materialized };
 
 /// A scalar type fusegrad computes with: float, double, or a complex of them (complex step).
 template <class T>
-concept Scalar = std::floating_point<T> || std::same_as<T, std::complex<float>> ||
-                 std::same_as<T, std::complex<double>>;
+concept Scalar =
+    std::floating_point<T> || std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 
 /// A node of an expression: its scalar type, static shape, kind, and run-time extents.
 template <class E>
@@ -47,14 +47,14 @@ concept Differentiable = Expression<std::remove_cvref_t<E>>;
 
 /// A leaf that can receive gradients (a Var, a Tensor).
 template <class E>
-concept GradLeaf = Expression<E> && E::kind == node_kind::leaf && E::takes_grad;
+concept GradLeaf = Expression<E> && E::kind == node_kind::leaf&& E::takes_grad;
 
 /// A plain number that may stand beside an expression (`2.0 * x`): converted to a constant
 /// of the expression's scalar type, so it must convert to float and multiply like one.
 template <class T>
 concept Number = !Expression<std::remove_cvref_t<T>> && requires(std::remove_cvref_t<T> v) {
-  { static_cast<double>(std::real(v)) };
-  { v * v } -> std::convertible_to<std::remove_cvref_t<T>>;
+  {static_cast<double>(std::real(v))};
+  { v* v } -> std::convertible_to<std::remove_cvref_t<T>>;
 };
 
 /// An element-wise unary op spec: a name, what its VJP reads, its value and VJP as Eigen

@@ -39,7 +39,7 @@ using unary_ops = boost::mp11::mp_list<negate_op, exp_op, log_op, log1p_op, expm
                                        sin_op, cos_op, tan_op, tanh_op, sigmoid_op, relu_op, reciprocal_op>;
 using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, maximum_op, minimum_op>;
 // The materialised ops: whole-array results.
-using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>,
-                                              max_op, matmul_op, transpose_op>;
+using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op,
+                                              matmul_op, transpose_op>;
 
 }  // namespace fusegrad

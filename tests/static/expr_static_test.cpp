@@ -1,5 +1,5 @@
-// static/expr_static_test.cpp -- compile-time facts about static expressions: result shapes, concepts, the closure rule.
-// Compile-only: every check is a static_assert, so compiling this file is passing it.
+// static/expr_static_test.cpp -- compile-time facts about static expressions: result shapes, concepts, the closure
+// rule. Compile-only: every check is a static_assert, so compiling this file is passing it.
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -32,8 +32,7 @@ using y4 = V<Shape<4>>;
 static_assert(std::is_same_v<shape_of<decltype(lvalue<x31>() * lvalue<y4>())>, Shape<3, 4>>, "(3,1) x (4) -> (3,4)");
 static_assert(std::is_same_v<shape_of<decltype(lvalue<y4>() + lvalue<x31>())>, Shape<3, 4>>, "(4) + (3,1) -> (3,4)");
 static_assert(std::is_same_v<shape_of<decltype(2.0 * lvalue<x31>())>, Shape<3, 1>>, "a number keeps the shape");
-static_assert(std::is_same_v<shape_of<decltype(lvalue<V<Shape<>>>() - lvalue<y4>())>, Shape<4>>,
-              "a scalar broadcasts");
+static_assert(std::is_same_v<shape_of<decltype(lvalue<V<Shape<>>>() - lvalue<y4>())>, Shape<4>>, "a scalar broadcasts");
 static_assert(std::is_same_v<shape_of<decltype(fg::sin(lvalue<x31>()))>, Shape<3, 1>>, "unary ops keep the shape");
 static_assert(std::is_same_v<shape_of<decltype(lvalue<V<Shape<3, dyn>>>() * lvalue<y4>())>, Shape<3, 4>>,
               "dyn yields to a static extent other than 1");
@@ -58,9 +57,9 @@ static_assert(std::is_same_v<shape_of<decltype(fg::sum(lvalue<V<Shape<dyn, 3>>>(
 static_assert(std::is_same_v<shape_of<decltype(fg::sum(lvalue<V<Shape<2, 3, 4>>>(), fg::axes<0, 2>))>, Shape<3>>,
               "rank 3 summed over axes 0 and 2");
 
-static_assert(std::is_same_v<shape_of<decltype(fg::matmul(lvalue<V<Shape<4, 3>>>(), lvalue<V<Shape<3, 2>>>()))>,
-                             Shape<4, 2>>,
-              "(4,3) x (3,2) -> (4,2)");
+static_assert(
+    std::is_same_v<shape_of<decltype(fg::matmul(lvalue<V<Shape<4, 3>>>(), lvalue<V<Shape<3, 2>>>()))>, Shape<4, 2>>,
+    "(4,3) x (3,2) -> (4,2)");
 static_assert(std::is_same_v<shape_of<decltype(fg::matmul(lvalue<V<Shape<dyn, 3>>>(), lvalue<V<Shape<dyn, 2>>>()))>,
                              Shape<dyn, 2>>,
               "(?,3) x (?,2) -> (?,2)");
@@ -92,8 +91,7 @@ static_assert(!fg::Variable<expr_t> && !fg::Variable<decltype(fg::sum(lvalue<x23
 static_assert(fg::GradLeaf<x23> && !fg::GradLeaf<C<Shape<3>>>, "GradLeaf: Vars only");
 
 static_assert(fg::UnaryOp<fg::sin_op> && fg::UnaryOp<fg::exp_op> && fg::UnaryOp<fg::negate_op>, "unary op specs");
-static_assert(fg::BinaryOp<fg::mul_op> && fg::BinaryOp<fg::pow_op> && fg::BinaryOp<fg::maximum_op>,
-              "binary op specs");
+static_assert(fg::BinaryOp<fg::mul_op> && fg::BinaryOp<fg::pow_op> && fg::BinaryOp<fg::maximum_op>, "binary op specs");
 static_assert(!fg::UnaryOp<fg::mul_op> && !fg::BinaryOp<fg::sin_op>, "arity is part of the concept");
 static_assert(!fg::UnaryOp<fg::matmul_op> && !fg::BinaryOp<fg::matmul_op>, "matmul is materialised");
 static_assert(fg::MaterializedOp<fg::matmul_op> && fg::MaterializedOp<fg::transpose_op>, "materialised op specs");
@@ -123,7 +121,8 @@ static_assert(std::is_same_v<decltype(product::lhs), const x23&> && std::is_same
 using scaled = decltype(lvalue<x23>() * 2.0);
 static_assert(std::is_same_v<decltype(scaled::rhs), C<Shape<>>>, "a number is held as a scalar Const, by value");
 using total = decltype(fg::sum(lvalue<x23>()));
-static_assert(std::is_same_v<decltype(total::args), std::tuple<const x23&>>, "materialised nodes: lvalue leaf by const&");
+static_assert(std::is_same_v<decltype(total::args), std::tuple<const x23&>>,
+              "materialised nodes: lvalue leaf by const&");
 using total_of_expr = decltype(fg::sum(fg::exp(lvalue<x23>())));
 static_assert(std::is_same_v<decltype(total_of_expr::args), std::tuple<from_lvalue>>,
               "materialised nodes: expression by value");

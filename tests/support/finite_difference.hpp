@@ -153,7 +153,7 @@ void expect_gradients_match_fd(const fd_options<T>& options, Make&& make, Vars&.
 
 /// As above, with the step and tolerance of the first var's scalar type.
 template <fd_paths Paths = fd_paths::sum_and_vjp, class Make, class V, class... Vars>
-requires Variable<V>
+  requires Variable<V>
 void expect_gradients_match_fd(Make&& make, V& var, Vars&... vars) {
   using T = typename V::value_type;
   expect_gradients_match_fd<Paths>(default_fd_options<T>(), std::forward<Make>(make), var, vars...);

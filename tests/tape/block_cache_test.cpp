@@ -47,9 +47,7 @@ TEST_F(BlockCache, SmallTensorsAndFarLargerBlocksAreNotCached) {
 
 TEST_F(BlockCache, TheLimitBoundsWhatIsKept) {
   fg::set_cached_memory_limit(big * sizeof(double));
-  {
-    const fg::Tensor a = fg::Tensor::zeros({big}), b = fg::Tensor::zeros({big});
-  }
+  { const fg::Tensor a = fg::Tensor::zeros({big}), b = fg::Tensor::zeros({big}); }
   EXPECT_EQ(fg::cached_memory_bytes(), big * sizeof(double));  // the second did not fit
   fg::set_cached_memory_limit(0);
   EXPECT_EQ(fg::cached_memory_bytes(), 0u);

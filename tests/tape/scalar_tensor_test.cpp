@@ -1,4 +1,5 @@
-// tape/scalar_tensor_test.cpp -- ScalarTensor: a Tensor whose rank 0 is static, so fused nodes hoist what depends on it.
+// tape/scalar_tensor_test.cpp -- ScalarTensor: a Tensor whose rank 0 is static, so fused nodes hoist what depends on
+// it.
 #include <cmath>
 #include <cstddef>
 #include <type_traits>

@@ -10,7 +10,9 @@ namespace fusegrad::detail {
 // A leaf that is a cheap handle (a Tensor) is copied like a temporary; other leaves own or
 // view data and are referenced when they are lvalues.
 template <class E>
-inline constexpr bool is_handle_v = requires { requires E::is_handle; };
+inline constexpr bool is_handle_v = requires {
+  requires E::is_handle;
+};
 
 // closure_t<E&&>: the member type a node uses for an operand passed as E&&. Lvalue leaves
 // are held by const&, which is what lets `x` keep its address for value_and_grad(f, x);

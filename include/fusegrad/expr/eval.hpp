@@ -35,8 +35,10 @@ void evaluate_into(const E& expr, const Extents& extents, typename E::value_type
 
 template <class E, class Out>
 Out flatten_result(const storage_t<typename E::value_type, typename E::static_shape>& values) {
-  if constexpr (std::is_same_v<Out, typename E::value_type>) return values[0];
-  else return values;
+  if constexpr (std::is_same_v<Out, typename E::value_type>)
+    return values[0];
+  else
+    return values;
 }
 }  // namespace detail
 

@@ -41,9 +41,8 @@ struct var_sinks {
   typename L::value_type* sink_for(const L& leaf) {
     typename L::value_type* out = nullptr;
     if constexpr (L::takes_grad) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (match<I>(leaf, out), ...);
-      }(std::index_sequence_for<Vars...>{});
+      [&]<std::size_t... I>(std::index_sequence<I...>) { (match<I>(leaf, out), ...); }
+      (std::index_sequence_for<Vars...>{});
     }
     return out;
   }
@@ -58,8 +57,10 @@ struct var_sinks {
   template <std::size_t I>
   auto result() {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
-    if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>) return std::get<I>(grads)[0];
-    else return std::move(std::get<I>(grads));
+    if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>)
+      return std::get<I>(grads)[0];
+    else
+      return std::move(std::get<I>(grads));
   }
 };
 
@@ -88,15 +89,17 @@ typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks, typename E:
 // The reverse sweep from `upstream` (shaped like the root, or a single value); the root's
 // values, shaped `extents`, go to consume(block, offset) (store_values, discard_values).
 template <class E, class Sinks, class U, class Consume>
-void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& upstream,
-                const Extents& upstream_extents, Consume&& consume) {
+void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& upstream, const Extents& upstream_extents,
+                Consume&& consume) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
   sweep_state<E, S> state(expr, extents, sinks);
   state.forward();
   const T* up_values;
-  if constexpr (std::is_same_v<U, T>) up_values = &upstream;
-  else up_values = upstream.data();
+  if constexpr (std::is_same_v<U, T>)
+    up_values = &upstream;
+  else
+    up_values = upstream.data();
   // A single upstream value has a static shape, which keeps this access free of run-time checks.
   using upstream_shape = std::conditional_t<std::is_same_v<U, T>, Shape<>, AnyShape>;
   segment_access<T, upstream_shape, S> up(up_values, upstream_extents, extents, nullptr);
@@ -110,8 +113,7 @@ template <class E, class Sinks, class U>
 auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
-  if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> &&
-                std::is_same_v<U, T>) {
+  if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> && std::is_same_v<U, T>) {
     return storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // all axes reduced: one value
   } else {
     const Extents extents = expr.extents();
@@ -138,9 +140,10 @@ template <Differentiable E, class... Vars>
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var; a Const or an "
                 "expression takes no gradient");
-  static_assert(std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
-                "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
-                "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
+  static_assert(
+      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
+      "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
+      "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
   if constexpr (std::is_same_v<typename node::static_shape, AnyShape>) {
     if (f.extents().size() != 1)
       throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
@@ -150,7 +153,8 @@ template <Differentiable E, class... Vars>
   const auto value = detail::reverse_sweep(f, sinks, T(1), Extents{});
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::tuple<T, detail::grad_t<Vars>...>(value[0], sinks.template result<I>()...);
-  }(std::index_sequence_for<Vars...>{});
+  }
+  (std::index_sequence_for<Vars...>{});
 }
 
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
@@ -163,7 +167,8 @@ template <Differentiable E, class... Vars>
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple<detail::grad_t<Vars>...>(std::get<I + 1>(std::move(all))...);
-    }(std::index_sequence_for<Vars...>{});
+    }
+    (std::index_sequence_for<Vars...>{});
   }
 }
 
@@ -194,7 +199,8 @@ template <Differentiable E, class Upstream, class... Vars>
   }();
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::tuple<decltype(value), detail::grad_t<Vars>...>(std::move(value), sinks.template result<I>()...);
-  }(std::index_sequence_for<Vars...>{});
+  }
+  (std::index_sequence_for<Vars...>{});
 }
 
 }  // namespace fusegrad

@@ -31,14 +31,11 @@ class leaf_data<T, S, owning> {
   using static_shape = S;
   static constexpr node_kind kind = node_kind::leaf;
 
-  leaf_data()
-    requires is_static_v<S>
-      : values_(storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>))), extents_(Extents::of<S>()) {}
+  leaf_data() requires is_static_v<S> : values_(storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>))),
+                                        extents_(Extents::of<S>()) {}
 
   /// From values listed in row-major order; a static shape needs exactly size_v<S> of them.
-  leaf_data(std::initializer_list<T> values)
-    requires is_static_v<S>
-      : leaf_data() {
+  leaf_data(std::initializer_list<T> values) requires is_static_v<S> : leaf_data() {
     if (values.size() != size_v<S>)
       throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for shape " + to_string<S>() +
                         ", which holds " + std::to_string(size_v<S>));
@@ -46,9 +43,7 @@ class leaf_data<T, S, owning> {
   }
 
   /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
-  explicit leaf_data(T value)
-    requires(S::rank == 0)
-      : values_(storage_t<T, S>::Constant(1, value)), extents_() {}
+  explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)), extents_() {}
 
   /// From run-time extents (checked against S) and values in row-major order.
   leaf_data(const Extents& extents, std::initializer_list<T> values) : leaf_data(extents) {
@@ -89,10 +84,14 @@ class leaf_data<T, S, owning> {
  protected:
   template <class Derived>
   static Extents extents_of_eigen(const Eigen::DenseBase<Derived>& e) {
-    if constexpr (S::rank == 0) return Extents{};
-    else if constexpr (S::rank == 1) return Extents{static_cast<std::size_t>(e.size())};
-    else if constexpr (S::rank == 2) return Extents{static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols())};
-    else static_assert(S::rank <= 2, "fusegrad: build leaves of rank > 2 from Extents and values, not from Eigen objects");
+    if constexpr (S::rank == 0)
+      return Extents{};
+    else if constexpr (S::rank == 1)
+      return Extents{static_cast<std::size_t>(e.size())};
+    else if constexpr (S::rank == 2)
+      return Extents{static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols())};
+    else
+      static_assert(S::rank <= 2, "fusegrad: build leaves of rank > 2 from Extents and values, not from Eigen objects");
   }
 
  private:
@@ -112,17 +111,14 @@ class leaf_data<T, S, view> {
     require_fits<S>(extents, "fusegrad leaf view");
   }
   /// Views `data`, whose extents are those of S (all static).
-  explicit leaf_data(const T* data)
-    requires is_static_v<S>
-      : data_(data), extents_(Extents::of<S>()) {}
+  explicit leaf_data(const T* data) requires is_static_v<S> : data_(data), extents_(Extents::of<S>()) {}
   /// Views a contiguous Eigen vector, or a row-major matrix for a rank-2 shape.
   template <class Derived>
     requires(bool(Derived::IsVectorAtCompileTime) || (S::rank == 2 && bool(Derived::IsRowMajor)))
   explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen)
-      : leaf_data(eigen.data(), S::rank == 2 ? Extents{static_cast<std::size_t>(eigen.rows()),
-                                                       static_cast<std::size_t>(eigen.cols())}
-                                             : (S::rank == 0 ? Extents{} : Extents{static_cast<std::size_t>(eigen.size())})) {
-  }
+      : leaf_data(eigen.data(),
+                  S::rank == 2 ? Extents{static_cast<std::size_t>(eigen.rows()), static_cast<std::size_t>(eigen.cols())}
+                               : (S::rank == 0 ? Extents{} : Extents{static_cast<std::size_t>(eigen.size())})) {}
 
   [[nodiscard]] Extents extents() const { return extents_; }
   [[nodiscard]] const T* data() const noexcept { return data_; }

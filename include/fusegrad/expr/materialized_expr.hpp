@@ -5,9 +5,9 @@
 #include <array>
 #include <cstddef>
 
-#include <tuple>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
+#include <tuple>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/closure.hpp>

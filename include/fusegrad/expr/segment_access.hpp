@@ -5,8 +5,8 @@
 #include <array>
 #include <cstddef>
 #include <optional>
-#include <utility>
 #include <type_traits>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -33,7 +33,7 @@ class segment_access {
   static constexpr std::size_t leaf_size = static_size_v<LeafShape>;
   static constexpr std::size_t segment_size = static_size_v<SegmentShape>;
   static constexpr bool static_mode = leaf_size != dyn && segment_size != dyn;
-  static constexpr access_mode fixed_mode = !static_mode                 ? access_mode::broadcast
+  static constexpr access_mode fixed_mode = !static_mode                ? access_mode::broadcast
                                             : leaf_size == segment_size ? access_mode::stream
                                             : leaf_size == 1            ? access_mode::repeat
                                                                         : access_mode::broadcast;
@@ -60,10 +60,10 @@ class segment_access {
       target_grad_ = grad;
     }
     if constexpr (!static_mode) {
-      mode_ = single_value                  ? access_mode::repeat
+      mode_ = single_value                    ? access_mode::repeat
               : leaf.size() == segment.size() ? access_mode::stream
-              : leaf.size() == 1            ? access_mode::repeat
-                                            : access_mode::broadcast;
+              : leaf.size() == 1              ? access_mode::repeat
+                                              : access_mode::broadcast;
       step_ = mode_ == access_mode::repeat ? 0 : 1;
       segment_size_ = segment.size();
       if (mode_ == access_mode::broadcast) {  // only broadcasting needs the extents themselves
@@ -109,11 +109,7 @@ class segment_access {
   // Statically one value repeated over the segment: frames read it as a constant (a
   // register), never from memory; only its gradient goes through the accumulator.
   static constexpr bool uniform = single_value;
-  [[nodiscard]] T uniform_value() const noexcept
-    requires uniform
-  {
-    return source_[0];
-  }
+  [[nodiscard]] T uniform_value() const noexcept requires uniform { return source_[0]; }
 
   [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }
   [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step(); }
@@ -148,24 +144,34 @@ class segment_access {
   }
   // Blocks never exceed the segment, so short segments fill only what they read.
   [[nodiscard]] std::size_t used_repeat_length() const noexcept {
-    if constexpr (static_mode) return repeat_length;
-    else return std::min<std::size_t>(repeat_length, segment_size_);
+    if constexpr (static_mode)
+      return repeat_length;
+    else
+      return std::min<std::size_t>(repeat_length, segment_size_);
   }
   [[nodiscard]] access_mode mode() const noexcept {
-    if constexpr (static_mode) return fixed_mode;
-    else return mode_;
+    if constexpr (static_mode)
+      return fixed_mode;
+    else
+      return mode_;
   }
   [[nodiscard]] Eigen::Index step() const noexcept {
-    if constexpr (static_mode) return fixed_mode == access_mode::repeat ? 0 : 1;
-    else return step_;
+    if constexpr (static_mode)
+      return fixed_mode == access_mode::repeat ? 0 : 1;
+    else
+      return step_;
   }
   [[nodiscard]] Extents leaf() const {
-    if constexpr (static_mode) return Extents::of<LeafShape>();
-    else return shapes_->first;
+    if constexpr (static_mode)
+      return Extents::of<LeafShape>();
+    else
+      return shapes_->first;
   }
   [[nodiscard]] Extents segment() const {
-    if constexpr (static_mode) return Extents::of<SegmentShape>();
-    else return shapes_->second;
+    if constexpr (static_mode)
+      return Extents::of<SegmentShape>();
+    else
+      return shapes_->second;
   }
 
   const T* values_ = nullptr;

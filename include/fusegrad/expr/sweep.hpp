@@ -25,8 +25,8 @@
 #include <utility>
 
 #include <Eigen/Core>
-#include <tuple>
 #include <boost/mp11/algorithm.hpp>
+#include <tuple>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/binary_expr.hpp>
@@ -61,10 +61,14 @@ enum class sweep_role {
 
 template <class E, class Segment>
 constexpr sweep_role role_of() {
-  if constexpr (E::kind == node_kind::leaf) return sweep_role::leaf;
-  else if constexpr (E::kind == node_kind::materialized) return sweep_role::materialized;
-  else if constexpr (static_size_v<typename E::static_shape> == 1 && static_size_v<Segment> != 1) return sweep_role::hoisted;
-  else return sweep_role::fused;
+  if constexpr (E::kind == node_kind::leaf)
+    return sweep_role::leaf;
+  else if constexpr (E::kind == node_kind::materialized)
+    return sweep_role::materialized;
+  else if constexpr (static_size_v<typename E::static_shape> == 1 && static_size_v<Segment> != 1)
+    return sweep_role::hoisted;
+  else
+    return sweep_role::fused;
 }
 
 // sweep_state<E, Segment>: what one sweep keeps for node E inside a segment shaped Segment.
@@ -155,8 +159,10 @@ struct access_frame {
   T* grad;
 
   static values_type read(const T* p, Eigen::Index n) {
-    if constexpr (N == 1) return values_type::Constant(*p);
-    else return values_type(p, n);
+    if constexpr (N == 1)
+      return values_type::Constant(*p);
+    else
+      return values_type(p, n);
   }
 
   template <class State>
@@ -237,18 +243,21 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
     static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
     typename operand_state::template frame<N, needs_input(Op::needs)> x;
     [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
-                                             std::conditional_t<store, block_t<value_type, N>, nothing>> y;
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>>
+        y;
 
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : x(s.x, offset, n) {
       if constexpr (store) y = Op::value(x.value());
     }
-    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known)
-      requires Known
-        : x(s.x, offset, n), y(known + offset, n) {}
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known) requires Known
+        : x(s.x, offset, n),
+          y(known + offset, n) {}
 
     [[nodiscard]] decltype(auto) value() const {
-      if constexpr (Known || store) return (y);
-      else return Op::value(x.value());
+      if constexpr (Known || store)
+        return (y);
+      else
+        return Op::value(x.value());
     }
 
     template <class D>
@@ -287,18 +296,22 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
     typename lhs_state::template frame<N, needs_input(Op::needs)> lhs;
     typename rhs_state::template frame<N, needs_input(Op::needs)> rhs;
     [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
-                                             std::conditional_t<store, block_t<value_type, N>, nothing>> y;
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>>
+        y;
 
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : lhs(s.lhs, offset, n), rhs(s.rhs, offset, n) {
       if constexpr (store) y = Op::value(lhs.value(), rhs.value());
     }
-    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known)
-      requires Known
-        : lhs(s.lhs, offset, n), rhs(s.rhs, offset, n), y(known + offset, n) {}
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known) requires Known
+        : lhs(s.lhs, offset, n),
+          rhs(s.rhs, offset, n),
+          y(known + offset, n) {}
 
     [[nodiscard]] decltype(auto) value() const {
-      if constexpr (Known || store) return (y);
-      else return Op::value(lhs.value(), rhs.value());
+      if constexpr (Known || store)
+        return (y);
+      else
+        return Op::value(lhs.value(), rhs.value());
     }
 
     template <class D>
@@ -390,9 +403,12 @@ struct materialized_operand {
   }
 
   [[nodiscard]] const value_type* data() const {
-    if constexpr (is_leaf) return node.data();
-    else if constexpr (fused) return nullptr;
-    else return values.data();
+    if constexpr (is_leaf)
+      return node.data();
+    else if constexpr (fused)
+      return nullptr;
+    else
+      return values.data();
   }
 };
 
@@ -412,8 +428,7 @@ struct operand_pack<E, std::index_sequence<I...>>
   using operand_t = materialized_operand<typename E::op, boost::mp11::mp_at_c<typename E::operand_types, J>>;
 
   template <class Sinks>
-  operand_pack(const E& e, Sinks& sinks)
-      : operand_slot<I, operand_t<I>>{operand_t<I>(std::get<I>(e.args), sinks)}... {}
+  operand_pack(const E& e, Sinks& sinks) : operand_slot<I, operand_t<I>>{operand_t<I>(std::get<I>(e.args), sinks)}... {}
 
   template <std::size_t J>
   auto& get() {
@@ -481,8 +496,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
           o.upstream_access.load();
           if constexpr (!operand::is_leaf && !fused) {
             // A materialised operand's values are in memory: its root reads them, not recomputes.
-            run_segment<typename operand::static_shape, true>(o.state, o.extents, discard_values{},
-                                                              &o.upstream_access, o.values.data());
+            run_segment<typename operand::static_shape, true>(o.state, o.extents, discard_values{}, &o.upstream_access,
+                                                              o.values.data());
           } else {
             run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
           }

@@ -47,8 +47,10 @@ std::string describe(const E& e, Name&& leaf_name) {
                e.args);
     return out + ")";
   } else if constexpr (detail::is_unary_expr_v<E>) {
-    if constexpr (E::op::name == std::string_view("negate")) return "-(" + describe(e.x, leaf_name) + ")";
-    else return std::string(E::op::name) + "(" + describe(e.x, leaf_name) + ")";
+    if constexpr (E::op::name == std::string_view("negate"))
+      return "-(" + describe(e.x, leaf_name) + ")";
+    else
+      return std::string(E::op::name) + "(" + describe(e.x, leaf_name) + ")";
   } else {
     constexpr std::string_view symbol = E::op::symbol;
     if constexpr (symbol == "max" || symbol == "min")
@@ -80,8 +82,9 @@ constexpr std::size_t leaf_count() {
   if constexpr (E::kind == node_kind::leaf) {
     return 1;
   } else if constexpr (E::kind == node_kind::materialized) {
-    return []<class... Xs>(boost::mp11::mp_list<Xs...>) { return (std::size_t{0} + ... + leaf_count<Xs>()); }(
-        typename E::operand_types{});
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return (std::size_t{0} + ... + leaf_count<Xs>());
+    }(typename E::operand_types{});
   } else if constexpr (detail::is_unary_expr_v<E>) {
     return leaf_count<typename E::operand>();
   } else {

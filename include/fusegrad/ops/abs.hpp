@@ -17,9 +17,7 @@ struct abs_op {
   static constexpr std::string_view backward_name = "AbsBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return x.abs(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
-    return dy * x.sign();
-  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.sign(); }
 };
 static_assert(UnaryOp<abs_op>);
 

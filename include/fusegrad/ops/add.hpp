@@ -17,15 +17,9 @@ struct add_op {
   static constexpr std::string_view symbol = "+";
   static constexpr std::string_view backward_name = "AddBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
-  static auto value(const auto& a, const auto& b) {
-    return a + b;
-  }
-  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) {
-    return dy;
-  }
-  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) {
-    return dy;
-  }
+  static auto value(const auto& a, const auto& b) { return a + b; }
+  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
+  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
 };
 static_assert(BinaryOp<add_op>);
 

@@ -17,9 +17,7 @@ struct cos_op {
   static constexpr std::string_view backward_name = "CosBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return x.cos(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
-    return -dy * x.sin();
-  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy * x.sin(); }
 };
 static_assert(UnaryOp<cos_op>);
 

@@ -19,15 +19,9 @@ struct div_op {
   static constexpr std::string_view symbol = "/";
   static constexpr std::string_view backward_name = "DivBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
-  static auto value(const auto& a, const auto& b) {
-    return a / b;
-  }
-  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) {
-    return dy / b;
-  }
-  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& y) {
-    return -dy * y / b;
-  }
+  static auto value(const auto& a, const auto& b) { return a / b; }
+  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) { return dy / b; }
+  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& y) { return -dy * y / b; }
 };
 static_assert(BinaryOp<div_op>);
 

@@ -17,9 +17,7 @@ struct exp_op {
   static constexpr std::string_view backward_name = "ExpBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
   static auto value(const auto& x) { return x.exp(); }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
-    return dy * y;
-  }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * y; }
 };
 static_assert(UnaryOp<exp_op>);
 

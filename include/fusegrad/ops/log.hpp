@@ -17,9 +17,7 @@ struct log_op {
   static constexpr std::string_view backward_name = "LogBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return x.log(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
-    return dy / x;
-  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy / x; }
 };
 static_assert(UnaryOp<log_op>);
 

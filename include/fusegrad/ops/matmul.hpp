@@ -31,8 +31,8 @@ struct matmul_shape<A, B> {
   static_assert(matrices,
                 "fusegrad::matmul(a, b): both operands must be rank-2 matrices (shapes are named in "
                 "'matmul_needs_two_matrices<A, B>' below)");
-  static constexpr bool inner_ok = !matrices || A::extents[A::rank - 1] == dyn || B::extents[0] == dyn ||
-                                   A::extents[A::rank - 1] == B::extents[0];
+  static constexpr bool inner_ok =
+      !matrices || A::extents[A::rank - 1] == dyn || B::extents[0] == dyn || A::extents[A::rank - 1] == B::extents[0];
   static_assert(inner_ok,
                 "fusegrad::matmul(a, b): inner extents differ, a is (m,k) and b must be (k,n) (shapes are named "
                 "in 'matmul_inner_extents_differ<A, B>' below)");

@@ -24,7 +24,8 @@ struct mean_op : sum_op<A, K> {
   static void value(T* y, const operands<T, 1>& in) {
     sum_op<A, K>::value(y, in);
     const auto n = static_cast<Eigen::Index>(sum_op<A, K>::result_extents(in.extents[0]).size());
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(y, n) *= scale<T>(in.extents[0].size() / std::max<std::size_t>(n, 1));
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(y, n) *=
+        scale<T>(in.extents[0].size() / std::max<std::size_t>(n, 1));
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {

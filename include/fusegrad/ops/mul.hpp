@@ -17,15 +17,9 @@ struct mul_op {
   static constexpr std::string_view symbol = "*";
   static constexpr std::string_view backward_name = "MulBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
-  static auto value(const auto& a, const auto& b) {
-    return a * b;
-  }
-  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) {
-    return dy * b;
-  }
-  static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& /*y*/) {
-    return dy * a;
-  }
+  static auto value(const auto& a, const auto& b) { return a * b; }
+  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) { return dy * b; }
+  static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& /*y*/) { return dy * a; }
 };
 static_assert(BinaryOp<mul_op>);
 

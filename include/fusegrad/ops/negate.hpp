@@ -17,9 +17,7 @@ struct negate_op {
   static constexpr std::string_view backward_name = "NegBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
   static auto value(const auto& x) { return -x; }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) {
-    return -dy;
-  }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return -dy; }
 };
 static_assert(UnaryOp<negate_op>);
 

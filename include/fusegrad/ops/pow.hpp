@@ -17,16 +17,12 @@ struct pow_op {
   static constexpr std::string_view symbol = "**";
   static constexpr std::string_view backward_name = "PowBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
-  static auto value(const auto& a, const auto& b) {
-    return a.pow(b);
-  }
+  static auto value(const auto& a, const auto& b) { return a.pow(b); }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return dy * b * a.pow(b - T(1));
   }
-  static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& y) {
-    return dy * y * a.log();
-  }
+  static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& y) { return dy * y * a.log(); }
 };
 static_assert(BinaryOp<pow_op>);
 

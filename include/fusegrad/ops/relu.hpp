@@ -17,7 +17,7 @@ struct relu_op {
   static constexpr std::string_view backward_name = "ReluBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
+    using T = typename std::decay_t<decltype(x)>::Scalar;
     return x.max(T(0));
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {

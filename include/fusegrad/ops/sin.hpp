@@ -17,9 +17,7 @@ struct sin_op {
   static constexpr std::string_view backward_name = "SinBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return x.sin(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
-    return dy * x.cos();
-  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.cos(); }
 };
 static_assert(UnaryOp<sin_op>);
 

@@ -46,8 +46,7 @@ struct transpose_op {
   using result_shape = typename detail::transpose_shape<S>::type;
 
   static Extents result_extents(const Extents& x) {
-    if (x.rank() != 2)
-      throw shape_error("fusegrad::transpose(x): x must be a matrix, got shape " + x.to_string());
+    if (x.rank() != 2) throw shape_error("fusegrad::transpose(x): x must be a matrix, got shape " + x.to_string());
     return Extents{x[1], x[0]};
   }
 

@@ -25,8 +25,8 @@ struct axis_runs {
   // Throws shape_error unless `small` broadcasts to exactly `big`; `what` names the caller.
   axis_runs(const Extents& small, const Extents& big, const char* what) {
     if (small.rank() > big.rank())
-      throw shape_error(std::string(what) + ": shape " + big.to_string() + " has lower rank than " +
-                        small.to_string() + "; broadcasting only adds axes, so " + small.to_string() +
+      throw shape_error(std::string(what) + ": shape " + big.to_string() + " has lower rank than " + small.to_string() +
+                        "; broadcasting only adds axes, so " + small.to_string() +
                         " cannot be broadcast to it, nor a gradient shaped " + big.to_string() + " reduced to it");
     const std::size_t pad = big.rank() - small.rank();
     for (std::size_t i = 0; i < big.rank(); ++i) {

@@ -38,10 +38,14 @@ struct broadcast_rule {
     std::array<std::size_t, rank> out{};
     for (std::size_t i = 0; i < rank; ++i) {
       const std::size_t a = extent_at(A::extents, A::rank, i), b = extent_at(B::extents, B::rank, i);
-      if (a == 1) out[i] = b;
-      else if (b == 1) out[i] = a;
-      else if (a == dyn) out[i] = b;
-      else out[i] = a;  // a == b, or b == dyn with a static
+      if (a == 1)
+        out[i] = b;
+      else if (b == 1)
+        out[i] = a;
+      else if (a == dyn)
+        out[i] = b;
+      else
+        out[i] = a;  // a == b, or b == dyn with a static
     }
     return out;
   }();

@@ -98,10 +98,9 @@ constexpr Extents broadcast(const Extents& a, const Extents& b) {
     const std::size_t ea = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
     const std::size_t eb = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
     if (ea != eb && ea != 1 && eb != 1)
-      throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() +
-                        " do not broadcast: axis " + std::to_string(i) + " of the result has extents " +
-                        std::to_string(ea) + " and " + std::to_string(eb) +
-                        "; extents must be equal or one of them 1 (axes align from the right)");
+      throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast: axis " +
+                        std::to_string(i) + " of the result has extents " + std::to_string(ea) + " and " +
+                        std::to_string(eb) + "; extents must be equal or one of them 1 (axes align from the right)");
     out[i] = ea == 1 ? eb : ea;
   }
   return Extents(std::span<const std::size_t>(out.data(), rank));
@@ -112,8 +111,10 @@ constexpr Extents reduce_extents(const Extents& e, std::span<const bool> mask, k
   std::array<std::size_t, Extents::max_rank> out{};
   std::size_t j = 0;
   for (std::size_t i = 0; i < e.rank(); ++i) {
-    if (!mask[i]) out[j++] = e[i];
-    else if (keep == keep_dims::yes) out[j++] = 1;
+    if (!mask[i])
+      out[j++] = e[i];
+    else if (keep == keep_dims::yes)
+      out[j++] = 1;
   }
   return Extents(std::span<const std::size_t>(out.data(), j));
 }

@@ -21,8 +21,9 @@ struct AllAxes {};
 enum class keep_dims : bool { no = false, yes = true };
 
 template <class A>
-concept AxesType = std::same_as<A, AllAxes> ||
-                   requires { []<std::size_t... As>(Axes<As...>*) {}(static_cast<A*>(nullptr)); };
+concept AxesType = std::same_as<A, AllAxes> || requires {
+  []<std::size_t... As>(Axes<As...>*){}(static_cast<A*>(nullptr));
+};
 
 namespace detail {
 
@@ -83,8 +84,10 @@ struct reduce_impl {
     std::array<std::size_t, kept> out{};
     std::size_t j = 0;
     for (std::size_t i = 0; i < S::rank; ++i) {
-      if (!axes::mask[i]) out[j++] = S::extents[i];
-      else if (K == keep_dims::yes) out[j++] = 1;
+      if (!axes::mask[i])
+        out[j++] = S::extents[i];
+      else if (K == keep_dims::yes)
+        out[j++] = 1;
     }
     return out;
   }();

@@ -74,8 +74,8 @@ template <class Derived>
                       " elements but its extents " + grad_extents.to_string() + " say " +
                       std::to_string(grad_extents.size()));
   const Eigen::Array<T, Eigen::Dynamic, 1> g = grad;  // contiguous, whatever `grad` is
-  Eigen::Array<T, Eigen::Dynamic, 1> out = Eigen::Array<T, Eigen::Dynamic, 1>::Zero(
-      static_cast<Eigen::Index>(target.size()));
+  Eigen::Array<T, Eigen::Dynamic, 1> out =
+      Eigen::Array<T, Eigen::Dynamic, 1>::Zero(static_cast<Eigen::Index>(target.size()));
   reduce_broadcast_into(out.data(), g.data(), grad_extents, target);
   return out;
 }

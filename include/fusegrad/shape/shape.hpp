@@ -23,7 +23,9 @@ struct Shape {
 
 /// Any specialisation of Shape.
 template <class S>
-concept ShapeType = requires { []<std::size_t... Ds>(Shape<Ds...>*) {}(static_cast<S*>(nullptr)); };
+concept ShapeType = requires {
+  []<std::size_t... Ds>(Shape<Ds...>*){}(static_cast<S*>(nullptr));
+};
 
 // rank_v<S>: the number of axes.
 template <ShapeType S>

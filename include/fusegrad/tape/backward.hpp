@@ -88,7 +88,8 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const edge<T>& e = n->inputs[k];
-        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(), n->name() + " = " + n->expression() + " (backward)");
+        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(),
+                     n->name() + " = " + n->expression() + " (backward)");
       }
     for (edge<T>& e : n->inputs)
       if (e.fn && --e.fn->waiting == 0) ready.push_back(e.fn.get());
@@ -108,8 +109,9 @@ namespace fusegrad {
 template <Scalar T>
 void BasicTensor<T>::backward(BackwardOptions options) const {
   if (!checked().requires_grad)
-    throw graph_error("fusegrad::Tensor::backward(): this tensor does not require grad; nothing that produced "
-                      "it requires grad (call requires_grad_() on the parameters before computing it)");
+    throw graph_error(
+        "fusegrad::Tensor::backward(): this tensor does not require grad; nothing that produced "
+        "it requires grad (call requires_grad_() on the parameters before computing it)");
   if (numel() != 1)
     throw graph_error("fusegrad::Tensor::backward(): the tensor has shape " + shape().to_string() +
                       "; backward() without a gradient needs a one-element tensor. Reduce it (sum, mean) or pass "

@@ -32,8 +32,9 @@ constexpr bool holds_references() {
   } else if constexpr (E::kind == node_kind::leaf) {
     return false;
   } else if constexpr (E::kind == node_kind::materialized) {
-    return []<class... Xs>(std::tuple<Xs...>*) { return (holds_references<Xs>() || ...); }(
-        static_cast<decltype(std::declval<E&>().args)*>(nullptr));
+    return []<class... Xs>(std::tuple<Xs...>*) {
+      return (holds_references<Xs>() || ...);
+    }(static_cast<decltype(std::declval<E&>().args)*>(nullptr));
   } else if constexpr (is_unary_expr_v<E>) {
     return holds_references<decltype(std::declval<E&>().x)>();
   } else {

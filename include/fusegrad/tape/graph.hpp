@@ -136,8 +136,9 @@ template <Scalar T>
 const T* tensor_impl<T>::data() {
   if (value_pending) {
     if (!grad_fn || grad_fn->released)
-      throw graph_error("fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
-                        "read the value before backward, or pass retain_graph=true");
+      throw graph_error(
+          "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
+          "read the value before backward, or pass retain_graph=true");
     grad_fn->compute_value(storage->data);
     value_pending = false;
   }

@@ -23,7 +23,7 @@ class object_pool {
     const std::size_t c = size_class(bytes);
     if (c >= classes) return ::operator new(bytes);
     auto& list = lists().free[c];
-    if (list.empty()) return ::operator new(c * granule + granule);
+    if (list.empty()) return ::operator new(c* granule + granule);
     void* p = list.back();
     list.pop_back();
     return p;
@@ -167,8 +167,10 @@ class small_buffer {
  private:
   void free_heap() noexcept {
     if (capacity_bytes_ == 0) return;
-    if (capacity_bytes_ >= block_cache::min_bytes) block_cache::deallocate(data_, capacity_bytes_);
-    else ::operator delete(data_);
+    if (capacity_bytes_ >= block_cache::min_bytes)
+      block_cache::deallocate(data_, capacity_bytes_);
+    else
+      ::operator delete(data_);
     capacity_bytes_ = 0;
   }
 

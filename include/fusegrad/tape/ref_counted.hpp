@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -68,8 +69,7 @@ class ref {
   }
   ref(const ref& o) noexcept : ref(o.p_) {}
   ref(ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  template <class U>
-    requires std::is_convertible_v<U*, T*>
+  template <std::derived_from<T> U>
   ref(const ref<U>& o) noexcept : ref(static_cast<T*>(o.get())) {}
   ref& operator=(ref o) noexcept {
     std::swap(p_, o.p_);

@@ -86,9 +86,8 @@ class BasicTensor {
       return t;
     }
     BasicTensor t = empty({static_cast<std::size_t>(eigen.rows()), static_cast<std::size_t>(eigen.cols())});
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.impl_->storage->data, eigen.rows(),
-                                                                                  eigen.cols()) =
-        eigen.derived().template cast<T>().matrix();
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        t.impl_->storage->data, eigen.rows(), eigen.cols()) = eigen.derived().template cast<T>().matrix();
     return t;
   }
   /// A copy of an Eigen object's values, read in storage order, with the given extents.
@@ -106,7 +105,9 @@ class BasicTensor {
     std::copy(values.begin(), values.end(), t.impl_->storage->data);
     return t;
   }
-  static BasicTensor from(const std::vector<T>& values, const Extents& e) { return from(std::span<const T>(values), e); }
+  static BasicTensor from(const std::vector<T>& values, const Extents& e) {
+    return from(std::span<const T>(values), e);
+  }
   static BasicTensor from(std::initializer_list<T> values, const Extents& e) {
     return from(std::span<const T>(values.begin(), values.size()), e);
   }
@@ -139,8 +140,8 @@ class BasicTensor {
   /// The value of a one-element tensor.
   [[nodiscard]] T item() const {
     if (numel() != 1)
-      throw value_error("fusegrad::Tensor::item(): the tensor has shape " + shape().to_string() +
-                        " and " + std::to_string(numel()) + " elements; item() needs exactly one (reduce it first)");
+      throw value_error("fusegrad::Tensor::item(): the tensor has shape " + shape().to_string() + " and " +
+                        std::to_string(numel()) + " elements; item() needs exactly one (reduce it first)");
     return data()[0];
   }
   /// The values, flat and row-major, read-only.
@@ -187,8 +188,9 @@ class BasicTensor {
   /// Marks a leaf as a parameter whose gradient backward accumulates.
   BasicTensor& requires_grad_(bool on = true) {
     if (!is_leaf())
-      throw graph_error("fusegrad::Tensor::requires_grad_(): only leaves can change requires_grad; call detach() "
-                        "to get a leaf from a computed tensor");
+      throw graph_error(
+          "fusegrad::Tensor::requires_grad_(): only leaves can change requires_grad; call detach() "
+          "to get a leaf from a computed tensor");
     impl_->requires_grad = on;
     return *this;
   }
@@ -230,8 +232,10 @@ class BasicTensor {
 
  private:
   impl_type& checked() const {
-    if (!impl_) throw value_error("fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
-                                  "read before any backward)");
+    if (!impl_)
+      throw value_error(
+          "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
+          "read before any backward)");
     return *impl_;
   }
   void check_in_place(const char* what) const {
