@@ -1,5 +1,6 @@
 // tape/block_cache_test.cpp -- large tensor blocks are recycled per thread, within a limit, and never assumed clean.
 #include <cstddef>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <Eigen/Core>
@@ -77,6 +78,26 @@ TEST_F(BlockCache, RecycledBlocksGiveTheSameGradients) {
   // r = (w - 3) x + (b - 1) = -x - 0.5: dL/db = 2 mean(r) = -2 mean(x) - 1
   const Eigen::ArrayXd xs = x.eigen();
   EXPECT_NEAR(first[1], -2 * xs.mean() - 1, 1e-12);
+}
+
+}  // namespace
+
+namespace {
+
+// small_buffer, what tensors and sweeps keep values in: moves keep values, in place or not.
+TEST(SmallBuffer, MovesInlineAndHeapValues) {
+  fg::detail::small_buffer<double> few(3, 1.5);
+  const fg::detail::small_buffer<double> moved_few(std::move(few));
+  EXPECT_EQ(moved_few.size(), 3u);
+  EXPECT_EQ(moved_few[2], 1.5);
+  EXPECT_EQ(few.size(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+
+  fg::detail::small_buffer<double> many(big, 2.5);
+  const double* block = many.data();
+  const fg::detail::small_buffer<double> moved_many(std::move(many));
+  EXPECT_EQ(moved_many.data(), block);  // the block changes owner, it is not copied
+  EXPECT_EQ(moved_many[big - 1], 2.5);
+  EXPECT_EQ(many.size(), 0u);  // NOLINT(bugprone-use-after-move)
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents
   using T = typename E::value_type;
   using S = typename E::static_shape;
   if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> && std::is_same_v<U, T>) {
-    return storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // all axes reduced: one value
+    storage_t<T, S> out = storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // one value
+    return out;
   } else {
     const Extents extents = expr.extents();
     auto out = make_storage<T, S>(extents);

@@ -84,10 +84,11 @@ class segment_access {
         break;
       case access_mode::broadcast:
         if constexpr (may_broadcast) {
-          broadcast_values_.resize(static_cast<Eigen::Index>(segment.size()));
+          if constexpr (!has_fixed_storage_v<T, SegmentShape>) broadcast_values_.resize(segment.size());
           values_ = broadcast_values_.data();
           if (grad) {
-            broadcast_grad_ = broadcast_buffer::Zero(static_cast<Eigen::Index>(segment.size()));
+            if constexpr (!has_fixed_storage_v<T, SegmentShape>) broadcast_grad_.resize(segment.size());
+            fill(broadcast_grad_.data(), segment.size(), T(0));
             grad_ = broadcast_grad_.data();
           }
         }
@@ -137,7 +138,7 @@ class segment_access {
 
  private:
   using repeat_buffer = member<may_repeat && !uniform, std::array<T, repeat_length>, 0>;
-  using broadcast_buffer = std::conditional_t<may_broadcast, storage_t<T, SegmentShape>, none<1>>;
+  using broadcast_buffer = std::conditional_t<may_broadcast, scratch_t<T, SegmentShape>, none<1>>;
 
   static void fill(T* out, std::size_t n, T value) {
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(out, static_cast<Eigen::Index>(n)).setConstant(value);

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/extents.hpp>
 
@@ -43,6 +45,29 @@ storage_t<T, S> make_storage(const Extents& e) {
 }
 
 namespace detail {
+
+// scratch_t<T, S>: an array a sweep keeps during one call (a materialised value, its
+// gradient, a broadcast copy). Fixed-size Eigen storage when S allows it (no heap), else a
+// small_buffer, whose large blocks are recycled: memory fresh from the system costs a page
+// fault per 4 KiB, on every call, which for a 100 KB matmul result is more than a tanh over it.
+template <class T, ShapeLike S>
+using scratch_t = std::conditional_t<has_fixed_storage_v<T, S>, storage_t<T, S>, small_buffer<T>>;
+
+// A scratch_t holding n values: uninitialised, or all `fill`.
+template <class T, ShapeLike S>
+scratch_t<T, S> make_scratch(std::size_t n) {
+  if constexpr (has_fixed_storage_v<T, S>)
+    return storage_t<T, S>();
+  else
+    return small_buffer<T>(n);
+}
+template <class T, ShapeLike S>
+scratch_t<T, S> make_scratch(std::size_t n, T fill) {
+  if constexpr (has_fixed_storage_v<T, S>)
+    return storage_t<T, S>::Constant(static_cast<Eigen::Index>(n), fill);
+  else
+    return small_buffer<T>(n, fill);
+}
 
 /// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
 /// this many elements (fixed-size Eigen arrays, so they vectorise and stay in L1), then

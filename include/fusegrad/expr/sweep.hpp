@@ -20,6 +20,7 @@
 //    the reverse sweep instead of being stored (no heap for static shapes).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -387,8 +388,8 @@ struct materialized_operand {
 
   const X& node;
   Extents extents;
-  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, storage_t<value_type, static_shape>> values;
-  storage_t<value_type, upstream_shape> upstream;
+  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, scratch_t<value_type, static_shape>> values;
+  scratch_t<value_type, upstream_shape> upstream;
   sweep_state<X, static_shape> state;
   segment_access<value_type, upstream_shape, static_shape> upstream_access;
 
@@ -396,10 +397,16 @@ struct materialized_operand {
   materialized_operand(const X& x, Sinks& sinks)
       : node(x),
         extents(x.extents()),
-        upstream(make_storage<value_type, upstream_shape>(fused ? Extents{} : extents)),
+        values(make_values(extents)),
+        upstream(make_scratch<value_type, upstream_shape>(fused ? 1 : extents.size())),
         state(x, extents, sinks),
-        upstream_access(upstream.data(), fused ? Extents{} : extents, extents, nullptr) {
-    if constexpr (!is_leaf && !fused) values.resize(static_cast<Eigen::Index>(extents.size()));
+        upstream_access(upstream.data(), fused ? Extents{} : extents, extents, nullptr) {}
+
+  static auto make_values(const Extents& e) {
+    if constexpr (is_leaf || fused)
+      return nothing{};
+    else
+      return make_scratch<value_type, static_shape>(e.size());
   }
 
   [[nodiscard]] const value_type* data() const {
@@ -452,15 +459,15 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   static constexpr bool fused = LinearFullReduction<Op>;
 
   Extents extents;
-  storage_t<value_type, static_shape> value;
-  storage_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
+  scratch_t<value_type, static_shape> value;
+  scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
   segment_access<value_type, static_shape, Segment> access;
 
   template <class Sinks>
   sweep_state(const E& e, const Extents& segment, Sinks& sinks)
       : extents(e.extents()),
-        value(make_storage<value_type, static_shape>(extents)),
-        grad(storage_t<value_type, static_shape>::Zero(static_cast<Eigen::Index>(extents.size()))),
+        value(make_scratch<value_type, static_shape>(extents.size())),
+        grad(make_scratch<value_type, static_shape>(extents.size(), value_type(0))),
         access(value.data(), extents, segment, E::takes_grad ? grad.data() : nullptr),
         operands_(e, sinks) {}
 
@@ -472,7 +479,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       if constexpr (fused) {
         value_type total(0);
         run_segment<typename operand::static_shape>(o.state, o.extents, sum_values<value_type>{&total});
-        value.setConstant(total * Op::template scale<value_type>(o.extents.size()));
+        std::fill_n(value.data(), extents.size(), total * Op::template scale<value_type>(o.extents.size()));
       } else if constexpr (!operand::is_leaf) {
         run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
       }

@@ -1,0 +1,97 @@
+// detail/block_cache.hpp -- large blocks recycled per thread, so that memory fresh from the system is rare.
+#pragma once
+
+#include <cstddef>
+#include <new>
+#include <vector>
+
+namespace fusegrad::detail {
+
+// Large blocks (the values and gradients of big tensors), recycled per thread. Memory
+// fresh from the system costs a page fault per 4 KiB on first touch; for a taped
+// operation on a million elements that costs more than the operation itself, and an
+// iteration of a training loop asks again for the blocks the previous one freed. A freed
+// block waits for the next request of (nearly) its size; a thread keeps at most
+// `limit()` bytes and gives back the rest at once.
+class block_cache {
+ public:
+  static constexpr std::size_t min_bytes = std::size_t(64) << 10;  // below this, malloc recycles well
+
+  // A block of at least `bytes` bytes; `bytes` is updated to the block's real size.
+  static void* allocate(std::size_t& bytes) {
+    auto& c = cache();
+    // Best fit among blocks at most a quarter larger: a cache that hands out far larger
+    // blocks would hold memory nobody uses.
+    std::size_t best = c.blocks.size();
+    for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+      const std::size_t size = c.blocks[k].bytes;
+      if (size >= bytes && size <= bytes + bytes / 4 && (best == c.blocks.size() || size < c.blocks[best].bytes))
+        best = k;
+    }
+    if (best == c.blocks.size()) return ::operator new(bytes);
+    const block found = c.blocks[best];
+    c.blocks[best] = c.blocks.back();
+    c.blocks.pop_back();
+    c.cached -= found.bytes;
+    bytes = found.bytes;
+    return found.p;
+  }
+  static void deallocate(void* p, std::size_t bytes) noexcept {
+    auto& c = cache();
+    if (c.cached + bytes > c.limit) {
+      ::operator delete(p);
+      return;
+    }
+    try {
+      c.blocks.push_back({p, bytes});
+      c.cached += bytes;
+    } catch (...) {  // no room to remember it: give it back
+      ::operator delete(p);
+    }
+  }
+  // Gives every cached block of this thread back to the system.
+  static void release() noexcept { cache().clear(); }
+  static std::size_t& limit() noexcept { return cache().limit; }
+  static std::size_t cached_bytes() noexcept { return cache().cached; }
+
+ private:
+  struct block {
+    void* p;
+    std::size_t bytes;
+  };
+  struct blocks_of_thread {
+    std::vector<block> blocks;
+    std::size_t cached = 0;
+    std::size_t limit = std::size_t(256) << 20;
+    void clear() noexcept {
+      for (const block& b : blocks) ::operator delete(b.p);
+      blocks.clear();
+      cached = 0;
+    }
+    ~blocks_of_thread() { clear(); }
+  };
+  static blocks_of_thread& cache() {
+    thread_local blocks_of_thread instance;
+    return instance;
+  }
+};
+
+}  // namespace fusegrad::detail
+
+namespace fusegrad {
+
+/// Gives back to the system the large freed tensor blocks that the calling thread keeps
+/// for reuse (see set_cached_memory_limit).
+inline void release_cached_memory() noexcept { detail::block_cache::release(); }
+
+/// How many bytes of freed large tensor blocks the calling thread keeps at the moment.
+[[nodiscard]] inline std::size_t cached_memory_bytes() noexcept { return detail::block_cache::cached_bytes(); }
+
+/// How many bytes of freed large tensor blocks (64 KiB and up) the calling thread keeps
+/// for the next tensors of the same size; 256 MiB unless set. 0 turns the cache off.
+inline void set_cached_memory_limit(std::size_t bytes) noexcept {
+  detail::block_cache::limit() = bytes;
+  if (detail::block_cache::cached_bytes() > bytes) detail::block_cache::release();
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,87 @@
+// detail/buffer.hpp -- small_buffer: values in place when few, in a recycled block when many.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/block_cache.hpp>
+
+namespace fusegrad::detail {
+
+// Values of a tensor, a gradient, or an array a sweep keeps for one call: up to
+// `inline_capacity` elements in place (scalars, small vectors: no allocation), more on the
+// heap, large blocks through block_cache. Elements are left uninitialised: every user
+// writes before it reads.
+template <class T>
+class small_buffer {
+  static_assert(std::is_trivially_destructible_v<T> && std::is_trivially_copyable_v<T>,
+                "small_buffer holds arithmetic scalars (implicit-lifetime types) only");
+
+ public:
+  static constexpr std::size_t inline_capacity = 4;
+
+  small_buffer() = default;
+  explicit small_buffer(std::size_t n) { resize(n); }
+  small_buffer(std::size_t n, T fill) {
+    resize(n);
+    std::fill_n(data_, n, fill);
+  }
+  small_buffer(small_buffer&& other) noexcept
+      : size_(other.size_), capacity_bytes_(std::exchange(other.capacity_bytes_, 0)) {
+    if (capacity_bytes_ == 0) {  // inline values: copy them, and point at our own
+      inline_ = other.inline_;
+    } else {
+      data_ = other.data_;
+    }
+    other.data_ = other.inline_.data();
+    other.size_ = 0;
+  }
+  small_buffer(const small_buffer&) = delete;
+  small_buffer& operator=(const small_buffer&) = delete;
+  ~small_buffer() { free_heap(); }
+
+  void resize(std::size_t n) {
+    if (n <= inline_capacity) {
+      free_heap();
+      data_ = inline_.data();
+    } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
+      free_heap();
+      std::size_t bytes = n * sizeof(T);
+      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : ::operator new(bytes);
+      data_ = static_cast<T*>(p);
+      capacity_bytes_ = bytes;
+    }
+    size_ = n;
+  }
+  void clear() noexcept {
+    free_heap();
+    data_ = inline_.data();
+    size_ = 0;
+  }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data_[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+ private:
+  void free_heap() noexcept {
+    if (capacity_bytes_ == 0) return;
+    if (capacity_bytes_ >= block_cache::min_bytes)
+      block_cache::deallocate(data_, capacity_bytes_);
+    else
+      ::operator delete(data_);
+    capacity_bytes_ = 0;
+  }
+
+  std::array<T, inline_capacity> inline_{};
+  T* data_ = inline_.data();
+  std::size_t size_ = 0;
+  std::size_t capacity_bytes_ = 0;  // of the heap block; 0 when the values are inline
+};
+
+}  // namespace fusegrad::detail
