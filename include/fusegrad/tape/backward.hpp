@@ -83,7 +83,10 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     tensor_impl<T>* out = n->output;
     T* deferred = out && out->value_pending ? out->storage->data : nullptr;
     n->backward(n->grad_buffer.data(), destinations, deferred);
-    if (deferred) out->value_pending = false;
+    if (deferred) {
+      out->value_pending = false;
+      n->value_settled();
+    }
     if (out && out->retains_grad) out->accumulate_grad(n->grad_buffer.data());
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {

@@ -130,8 +130,29 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   void release_saved() noexcept override {
+    value_settled();
     expr_.reset();
     versions_.count = 0;
+  }
+
+  ~fused_node() override { value_settled(); }
+
+  // Registers this node with the storages its deferred value reads (see tensor_storage).
+  void defer_value() {
+    for (const auto& [leaf, version] : versions_) leaf->storage->add_deferred_reader(this);
+    deferred_ = true;
+  }
+  void value_settled() noexcept override {
+    if (!deferred_) return;
+    deferred_ = false;
+    for (const auto& [leaf, version] : versions_) leaf->storage->remove_deferred_reader(this);
+  }
+  void settle_value() override {
+    if (this->output && this->output->value_pending) {
+      compute_value(this->output->storage->data);
+      this->output->value_pending = false;
+    }
+    value_settled();
   }
 
  private:
@@ -172,6 +193,7 @@ class fused_node final : public node<typename E::value_type> {
   leaf_list grad_leaves_;  // aligned with this->inputs; kept alive by expr_
   fixed_list<std::pair<tensor_impl<T>*, std::uint64_t>, capacity> versions_;
   std::array<edge<T>, capacity> edges_;
+  bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
 };
 
 }  // namespace detail
@@ -214,9 +236,10 @@ template <Differentiable E>
     node->output = &result;
     result.grad_fn = node;
     result.requires_grad = true;
-    if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection)
+    if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
+      node->defer_value();
       result.value_pending = true;
-    else
+    } else
       node->compute_value(result.storage->data);
     return out;
   }

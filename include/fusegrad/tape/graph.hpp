@@ -1,11 +1,14 @@
 // tape/graph.hpp -- the dynamic graph's objects: tensor storage, tensor state, recorded nodes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
@@ -25,11 +28,52 @@ using array_t = Eigen::Array<T, Eigen::Dynamic, 1>;
 // detach()ed copies and the nodes that read it. `version` counts in-place writes, so a
 // node can tell that a value it will read in backward is no longer the one it was given.
 template <Scalar T>
+struct node;
+
+// A lock for short critical sections on objects that threads may share (a tensor's storage
+// read by graphs that several threads record): one atomic flag, no system call.
+class spin_lock {
+ public:
+  void lock() noexcept {
+    while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  }
+  void unlock() noexcept { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_;  // clear (C++20)
+};
+
+template <Scalar T>
 struct tensor_storage final : ref_counted {
   small_buffer<T> owned;
   T* data = nullptr;
   std::size_t size = 0;
   std::uint64_t version = 0;
+  // Nodes whose deferred value (a fused sum or mean not yet computed) reads these values:
+  // an in-place write computes those values first, so they stay the values at recording.
+  std::vector<node<T>*> deferred_readers;  // guarded by readers_lock
+  spin_lock readers_lock;
+
+  void add_deferred_reader(node<T>* n) {
+    const std::lock_guard lock(readers_lock);
+    deferred_readers.push_back(n);
+  }
+  void remove_deferred_reader(node<T>* n) noexcept {
+    const std::lock_guard lock(readers_lock);
+    std::erase(deferred_readers, n);
+  }
+  // Computes every deferred value that reads these values (before an in-place write).
+  void settle_deferred_readers() {
+    for (;;) {
+      node<T>* reader = nullptr;
+      {
+        const std::lock_guard lock(readers_lock);
+        if (deferred_readers.empty()) return;
+        reader = deferred_readers.back();
+      }
+      reader->settle_value();  // removes itself
+    }
+  }
 
   explicit tensor_storage(std::size_t n) : owned(n), data(owned.data()), size(n) {}
   tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
@@ -45,9 +89,6 @@ void check_finite(const T* values, std::size_t n, const std::string& what) {
       throw value_error("fusegrad anomaly: " + what + " produced NaN or infinity (found by DetectAnomalyGuard)");
   }
 }
-
-template <Scalar T>
-struct node;
 
 // What a Tensor handle points to.
 template <Scalar T>
@@ -125,11 +166,18 @@ struct node : ref_counted {
   virtual void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) = 0;
   /// Drops what backward would read (called when a backward runs without retain_graph).
   virtual void release_saved() noexcept = 0;
+  /// The output's deferred value is computed, or no longer wanted: stop being a deferred reader.
+  virtual void value_settled() noexcept {}
+  /// An input is about to change in place: compute the deferred output value now.
+  virtual void settle_value() = 0;
 };
 
 template <Scalar T>
 tensor_impl<T>::~tensor_impl() {
-  if (grad_fn && grad_fn->output == this) grad_fn->output = nullptr;
+  if (grad_fn && grad_fn->output == this) {
+    grad_fn->output = nullptr;
+    if (value_pending) grad_fn->value_settled();  // nobody can read it any more
+  }
 }
 
 template <Scalar T>
@@ -141,6 +189,7 @@ const T* tensor_impl<T>::data() {
           "read the value before backward, or pass retain_graph=true");
     grad_fn->compute_value(storage->data);
     value_pending = false;
+    grad_fn->value_settled();
   }
   return storage->data;
 }

@@ -160,6 +160,8 @@ class BasicTensor {
   [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen() {
     check_in_place("mutable_eigen()");
     checked().data();
+    // Deferred values that read these values are computed now, while they are the recorded ones.
+    impl_->storage->settle_deferred_readers();
     ++impl_->storage->version;
     return impl_->storage->values();
   }
