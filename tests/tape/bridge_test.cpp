@@ -279,3 +279,35 @@ TYPED_TEST(Bridge, DeferredValuesSettleOnceAndForgetTheirInputs) {
 }
 
 }  // namespace
+
+namespace {
+
+// Taped nodes of one op run the op spec on flat maps when nothing is broadcast, and the
+// sweep otherwise; both must give the closed forms, also when one tensor is both operands.
+TYPED_TEST(Bridge, TapedSingleOpNodesWithAndWithoutBroadcasting) {
+  using Tensor = typename TestFixture::Tensor;
+  using T = TypeParam;
+  const Eigen::ArrayXd xs = TestFixture::values(5, -1, 1, 31);
+  Tensor x = TestFixture::param(xs, {5});
+  Tensor s = TestFixture::param(0.75);
+
+  const Tensor square = fg::taped(fg::sum(x * x));  // flat, the same tensor on both sides
+  EXPECT_EQ(square.grad_fn_name(), "SumBackward");
+  square.backward();
+  fg::test::expect_near_all(TestFixture::grad_of(x), (2 * xs).eval(), TestFixture::closed, "d sum(x x)/dx");
+
+  x.zero_grad();
+  const Tensor tanh = fg::taped(fg::sum(fg::tanh(x)));  // flat, the VJP reads the output
+  tanh.backward();
+  fg::test::expect_near_all(TestFixture::grad_of(x), (1 - xs.tanh().square()).eval(), TestFixture::closed,
+                            "d sum(tanh x)/dx");
+
+  x.zero_grad();
+  const Tensor scaled = fg::taped(fg::sum(fg::exp(x) * s));  // s is broadcast: the sweep
+  scaled.backward();
+  const double sv = double(T(0.75));
+  fg::test::expect_near_all(TestFixture::grad_of(x), (sv * xs.exp()).eval(), TestFixture::closed, "d/dx");
+  EXPECT_NEAR(double(s.grad().item()), xs.exp().sum(), TestFixture::closed * 10) << "d/ds";
+}
+
+}  // namespace

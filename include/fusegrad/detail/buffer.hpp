@@ -70,7 +70,9 @@ class small_buffer {
 
  private:
   void free_heap() noexcept {
-    if (capacity_bytes_ == 0) return;
+    if (capacity_bytes_ != 0) release_heap();  // the inline case stays a test, inlined
+  }
+  void release_heap() noexcept {
     if (capacity_bytes_ >= block_cache::min_bytes)
       block_cache::deallocate(data_, capacity_bytes_);
     else

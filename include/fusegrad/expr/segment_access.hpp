@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <optional>
 #include <type_traits>
-#include <utility>
 
 #include <Eigen/Core>
 
@@ -66,9 +65,7 @@ class segment_access {
                                               : access_mode::broadcast;
       step_ = mode_ == access_mode::repeat ? 0 : 1;
       segment_size_ = segment.size();
-      if (mode_ == access_mode::broadcast) {  // only broadcasting needs the extents themselves
-        shapes_.emplace(leaf, segment);
-      }
+      if (mode_ == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
     }
     switch (mode()) {
       case access_mode::stream:
@@ -84,12 +81,13 @@ class segment_access {
         break;
       case access_mode::broadcast:
         if constexpr (may_broadcast) {
-          if constexpr (!has_fixed_storage_v<T, SegmentShape>) broadcast_values_.resize(segment.size());
-          values_ = broadcast_values_.data();
+          broadcast_copies& b = copies();
+          if constexpr (!has_fixed_storage_v<T, SegmentShape>) b.values.resize(segment.size());
+          values_ = b.values.data();
           if (grad) {
-            if constexpr (!has_fixed_storage_v<T, SegmentShape>) broadcast_grad_.resize(segment.size());
-            fill(broadcast_grad_.data(), segment.size(), T(0));
-            grad_ = broadcast_grad_.data();
+            if constexpr (!has_fixed_storage_v<T, SegmentShape>) b.grad.resize(segment.size());
+            fill(b.grad.data(), segment.size(), T(0));
+            grad_ = b.grad.data();
           }
         }
         break;
@@ -104,7 +102,7 @@ class segment_access {
       if constexpr (!uniform)
         if (mode() == access_mode::repeat) fill(repeat_values_.data(), used_repeat_length(), source_[0]);
     if constexpr (may_broadcast)
-      if (mode() == access_mode::broadcast) broadcast_into(broadcast_values_.data(), source_, leaf(), segment());
+      if (mode() == access_mode::broadcast) broadcast_into(copies().values.data(), source_, leaf(), segment());
   }
 
   // Statically one value repeated over the segment: frames read it as a constant (a
@@ -131,14 +129,34 @@ class segment_access {
     }
     if constexpr (may_broadcast) {
       if (mode() == access_mode::broadcast) {
-        reduce_broadcast_into(target_grad_, broadcast_grad_.data(), segment(), leaf());
+        reduce_broadcast_into(target_grad_, copies().grad.data(), segment(), leaf());
       }
     }
   }
 
  private:
   using repeat_buffer = member<may_repeat && !uniform, std::array<T, repeat_length>, 0>;
-  using broadcast_buffer = std::conditional_t<may_broadcast, scratch_t<T, SegmentShape>, none<1>>;
+  // What broadcasting needs: segment-sized copies of the values and the gradient, and, for
+  // run-time shapes, both extents. Static shapes hold the copies always (fixed-size when
+  // small); run-time shapes build all of it only in broadcast mode, since a tensor op makes
+  // its accesses on every call and constructing unused buffers showed in its cost.
+  struct broadcast_copies {
+    scratch_t<T, SegmentShape> values, grad;
+  };
+  struct broadcast_state {
+    Extents leaf, segment;
+    broadcast_copies copies;
+    broadcast_state(const Extents& l, const Extents& s) : leaf(l), segment(s) {}
+  };
+  using broadcast_member =
+      std::conditional_t<!may_broadcast, none<1>,
+                         std::conditional_t<static_mode, broadcast_copies, std::optional<broadcast_state>>>;
+  broadcast_copies& copies() {
+    if constexpr (static_mode)
+      return broadcast_;
+    else
+      return broadcast_->copies;
+  }
 
   static void fill(T* out, std::size_t n, T value) {
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(out, static_cast<Eigen::Index>(n)).setConstant(value);
@@ -166,29 +184,26 @@ class segment_access {
     if constexpr (static_mode)
       return Extents::of<LeafShape>();
     else
-      return shapes_->first;
+      return broadcast_->leaf;
   }
   [[nodiscard]] Extents segment() const {
     if constexpr (static_mode)
       return Extents::of<SegmentShape>();
     else
-      return shapes_->second;
+      return broadcast_->segment;
   }
 
   const T* values_ = nullptr;
   T* grad_ = nullptr;
-  // Left uninitialised where they exist: the constructor fills what the mode reads
-  // (the extents only for broadcasting, the one mode that needs them; built only then,
-  // since a tensor op's accesses are made per call and zeroing unused extents shows).
+  // Left uninitialised where they exist: the constructor fills what the mode reads.
   [[no_unique_address]] member<may_copy, const T*, 2> source_;
   [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
   [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
   [[no_unique_address]] member<!static_mode, std::size_t, 9> segment_size_;
-  [[no_unique_address]] member<!static_mode, std::optional<std::pair<Extents, Extents>>, 6> shapes_;  // leaf, segment
   [[no_unique_address]] repeat_buffer repeat_values_;
   [[no_unique_address]] member<may_repeat, std::array<T, repeat_length>, 8> repeat_grad_;
-  [[no_unique_address]] broadcast_buffer broadcast_values_, broadcast_grad_;
+  [[no_unique_address]] broadcast_member broadcast_;
 };
 
 }  // namespace fusegrad::detail

@@ -86,6 +86,19 @@ class fused_node final : public node<typename E::value_type> {
 
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
 
+  // One element-wise op on tensors: when its operands have the output's size (no
+  // broadcasting, which a taped node of same-shaped or scalar tensors usually is), the op
+  // spec's value and VJP run straight on Eigen maps; the sweep gives the same numbers with
+  // more bookkeeping than a one-op node can afford.
+  static constexpr bool single_op = [] {
+    if constexpr (is_unary_expr_v<E>)
+      return is_tensor_v<node_t<decltype(E::x)>>;
+    else if constexpr (E::kind == node_kind::elementwise)
+      return is_tensor_v<node_t<decltype(E::lhs)>> && is_tensor_v<node_t<decltype(E::rhs)>>;
+    else
+      return false;
+  }();
+
   fused_node(const E& expr, const leaf_list& grad_leaves, const leaf_list& all_leaves)
       : expr_(expr), grad_leaves_(grad_leaves) {
     for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
@@ -111,6 +124,13 @@ class fused_node final : public node<typename E::value_type> {
 
   void compute_value(T* out) override {
     check_versions("its value");
+    if constexpr (single_op) {
+      if (unbroadcast()) {
+        map(out) = op_value(*expr_);
+        if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
+        return;
+      }
+    }
     evaluate_into(*expr_, this->extents, out);
     if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
   }
@@ -125,6 +145,12 @@ class fused_node final : public node<typename E::value_type> {
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
+      if constexpr (single_op) {
+        if (unbroadcast()) {
+          single_op_backward(upstream, sinks);
+          return;
+        }
+      }
       sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
     }
   }
@@ -166,6 +192,51 @@ class fused_node final : public node<typename E::value_type> {
       return s.str();
     } else {
       return "const" + leaf.extents().to_string();
+    }
+  }
+
+  [[nodiscard]] Eigen::Map<array_t<T>> map(T* p) const { return {p, static_cast<Eigen::Index>(this->extents.size())}; }
+  [[nodiscard]] Eigen::Map<const array_t<T>> map(const T* p) const {
+    return {p, static_cast<Eigen::Index>(this->extents.size())};
+  }
+  // Every operand has the output's size: flat element-wise, nothing broadcast.
+  [[nodiscard]] bool unbroadcast() const {
+    const std::size_t n = this->extents.size();
+    if constexpr (is_unary_expr_v<E>)
+      return expr_->x.numel() == n;
+    else
+      return expr_->lhs.numel() == n && expr_->rhs.numel() == n;
+  }
+  auto op_value(const E& e) const {
+    using Op = typename E::op;
+    if constexpr (is_unary_expr_v<E>)
+      return Op::value(map(e.x.data()));
+    else
+      return Op::value(map(e.lhs.data()), map(e.rhs.data()));
+  }
+  // The VJP of the one op, into its operands' gradient destinations. The output values, when
+  // the VJP reads them, are recomputed into a buffer (once, not once per use).
+  template <class Upstream>
+  void single_op_backward(const Upstream& dy, const tensor_sinks<T>& sinks) const {
+    using Op = typename E::op;
+    const E& e = *expr_;
+    small_buffer<T> kept;
+    auto y = [&] {
+      if constexpr (needs_output(Op::needs)) {
+        kept.resize(this->extents.size());
+        map(kept.data()) = op_value(e);
+        return map(static_cast<const T*>(kept.data()));
+      } else {
+        return op_value(e);  // never evaluated: the VJP does not read it
+      }
+    }();
+    if constexpr (is_unary_expr_v<E>) {
+      if (T* g = sinks.sink_for(e.x)) map(g) += Op::vjp(dy, map(e.x.data()), y);
+    } else {
+      const auto a = map(e.lhs.data());
+      const auto b = map(e.rhs.data());
+      if (T* g = sinks.sink_for(e.lhs)) map(g) += Op::vjp_lhs(dy, a, b, y);
+      if (T* g = sinks.sink_for(e.rhs)) map(g) += Op::vjp_rhs(dy, a, b, y);
     }
   }
 
