@@ -13,6 +13,12 @@ namespace fg = fusegrad;
 
 constexpr std::size_t big = 100'000;  // 800 KB of doubles: above the cache's 64 KiB threshold
 
+// Destroyed after main returns, when the main thread's block cache and object pool are
+// already gone: their blocks must go straight back to the system (a crash or a sanitizer
+// report at exit otherwise).
+const fg::Tensor global_values = fg::Tensor::ones({big});
+const fg::Tensor global_result = fg::Tensor::ones({3}).requires_grad_() * 2.0;
+
 // Every test starts and ends with an empty cache and the default limit.
 class BlockCache : public ::testing::Test {
  protected:
@@ -22,6 +28,11 @@ class BlockCache : public ::testing::Test {
     fg::release_cached_memory();
   }
 };
+
+TEST(GlobalTensors, LiveUntilAfterMain) {
+  EXPECT_EQ(global_values.eigen().sum(), double(big));
+  EXPECT_EQ(global_result.grad_fn_name(), "MulBackward");
+}
 
 TEST_F(BlockCache, AFreedBlockServesTheNextTensorOfItsSize) {
   const double* first = nullptr;

@@ -19,6 +19,7 @@ class block_cache {
 
   // A block of at least `bytes` bytes; `bytes` is updated to the block's real size.
   static void* allocate(std::size_t& bytes) {
+    if (cache_gone()) return ::operator new(bytes);
     auto& c = cache();
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
     // blocks would hold memory nobody uses.
@@ -37,6 +38,10 @@ class block_cache {
     return found.p;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
+    if (cache_gone()) {
+      ::operator delete(p);
+      return;
+    }
     auto& c = cache();
     if (c.cached + bytes > c.limit) {
       ::operator delete(p);
@@ -50,9 +55,11 @@ class block_cache {
     }
   }
   // Gives every cached block of this thread back to the system.
-  static void release() noexcept { cache().clear(); }
+  static void release() noexcept {
+    if (!cache_gone()) cache().clear();
+  }
   static std::size_t& limit() noexcept { return cache().limit; }
-  static std::size_t cached_bytes() noexcept { return cache().cached; }
+  static std::size_t cached_bytes() noexcept { return cache_gone() ? 0 : cache().cached; }
 
  private:
   struct block {
@@ -68,8 +75,17 @@ class block_cache {
       blocks.clear();
       cached = 0;
     }
-    ~blocks_of_thread() { clear(); }
+    ~blocks_of_thread() {
+      cache_gone() = true;
+      clear();
+    }
   };
+  // Set when this thread's cache is destroyed (thread exit, or the end of main): blocks
+  // freed after that, such as a global tensor's, go straight back to the system.
+  static bool& cache_gone() noexcept {
+    thread_local bool gone = false;  // trivially destructible: readable until the thread ends
+    return gone;
+  }
   static blocks_of_thread& cache() {
     thread_local blocks_of_thread instance;
     return instance;

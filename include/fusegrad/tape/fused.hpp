@@ -165,8 +165,8 @@ class fused_node final : public node<typename E::value_type> {
 
   // Registers this node with the storages its deferred value reads (see tensor_storage).
   void defer_value() {
+    deferred_ = true;  // first: if a registration throws, value_settled() undoes the others
     for (const auto& [leaf, version] : versions_) leaf->storage->add_deferred_reader(this);
-    deferred_ = true;
   }
   void value_settled() noexcept override {
     if (!deferred_) return;

@@ -23,16 +23,16 @@ class object_pool {
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
-    if (c >= classes) return ::operator new(bytes);
+    if (c >= classes || lists_gone()) return ::operator new((c + 1) * granule);
     auto& list = lists().free[c];
-    if (list.empty()) return ::operator new(c* granule + granule);
+    if (list.empty()) return ::operator new((c + 1) * granule);
     void* p = list.back();
     list.pop_back();
     return p;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
-    if (c >= classes) {
+    if (c >= classes || lists_gone()) {
       ::operator delete(p);
       return;
     }
@@ -45,9 +45,16 @@ class object_pool {
 
  private:
   static std::size_t size_class(std::size_t bytes) noexcept { return (bytes + granule - 1) / granule - 1; }
+  // Set when this thread's lists are destroyed (thread exit, or the end of main): objects
+  // freed after that, such as a global tensor's, go straight back to the system.
+  static bool& lists_gone() noexcept {
+    thread_local bool gone = false;  // trivially destructible: readable until the thread ends
+    return gone;
+  }
   struct free_lists {
     std::array<std::vector<void*>, classes> free;
     ~free_lists() {
+      lists_gone() = true;
       for (auto& list : free)
         for (void* p : list) ::operator delete(p);
     }
