@@ -31,11 +31,20 @@ class ref_counted {
 
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // Set when this thread's queue is destroyed (thread exit, or the end of main); a graph
+    // released after that (a global tensor's) is destroyed recursively, as a last resort.
+    thread_local bool queue_gone = false;  // trivially destructible: readable until the thread ends
+    if (queue_gone) {
+      delete this;
+      return;
+    }
     struct destruction_queue {
       std::vector<ref_counted*> pending;
       bool draining = false;
+      bool& gone;
+      ~destruction_queue() { gone = true; }
     };
-    thread_local destruction_queue queue;
+    thread_local destruction_queue queue{{}, false, queue_gone};
     if (queue.draining) {  // inside another destruction: queue, do not recurse
       try {
         queue.pending.push_back(this);
