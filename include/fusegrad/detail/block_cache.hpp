@@ -5,6 +5,8 @@
 #include <new>
 #include <vector>
 
+#include <fusegrad/detail/per_thread.hpp>
+
 namespace fusegrad::detail {
 
 // Large blocks (the values and gradients of big tensors), recycled per thread. Memory
@@ -12,15 +14,16 @@ namespace fusegrad::detail {
 // operation on a million elements that costs more than the operation itself, and an
 // iteration of a training loop asks again for the blocks the previous one freed. A freed
 // block waits for the next request of (nearly) its size; a thread keeps at most
-// `limit()` bytes and gives back the rest at once.
+// its limit (256 MiB unless set_limit says otherwise) and gives back the rest at once.
 class block_cache {
  public:
   static constexpr std::size_t min_bytes = std::size_t(64) << 10;  // below this, malloc recycles well
 
   // A block of at least `bytes` bytes; `bytes` is updated to the block's real size.
   static void* allocate(std::size_t& bytes) {
-    if (cache_gone()) return ::operator new(bytes);
-    auto& c = cache();
+    blocks_of_thread* cache = per_thread<blocks_of_thread>();
+    if (!cache) return ::operator new(bytes);
+    auto& c = *cache;
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
     // blocks would hold memory nobody uses.
     std::size_t best = c.blocks.size();
@@ -38,11 +41,12 @@ class block_cache {
     return found.p;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
-    if (cache_gone()) {
+    blocks_of_thread* cache = per_thread<blocks_of_thread>();
+    if (!cache) {
       ::operator delete(p);
       return;
     }
-    auto& c = cache();
+    auto& c = *cache;
     if (c.cached + bytes > c.limit) {
       ::operator delete(p);
       return;
@@ -56,10 +60,19 @@ class block_cache {
   }
   // Gives every cached block of this thread back to the system.
   static void release() noexcept {
-    if (!cache_gone()) cache().clear();
+    if (blocks_of_thread* cache = per_thread<blocks_of_thread>()) cache->clear();
   }
-  static std::size_t& limit() noexcept { return cache().limit; }
-  static std::size_t cached_bytes() noexcept { return cache_gone() ? 0 : cache().cached; }
+  // Keeps at most `bytes` from now on, giving back at once what is over.
+  static void set_limit(std::size_t bytes) noexcept {
+    if (blocks_of_thread* cache = per_thread<blocks_of_thread>()) {
+      cache->limit = bytes;
+      if (cache->cached > bytes) cache->clear();
+    }
+  }
+  static std::size_t cached_bytes() noexcept {
+    const blocks_of_thread* cache = per_thread<blocks_of_thread>();
+    return cache ? cache->cached : 0;
+  }
 
  private:
   struct block {
@@ -75,21 +88,8 @@ class block_cache {
       blocks.clear();
       cached = 0;
     }
-    ~blocks_of_thread() {
-      cache_gone() = true;
-      clear();
-    }
+    ~blocks_of_thread() { clear(); }
   };
-  // Set when this thread's cache is destroyed (thread exit, or the end of main): blocks
-  // freed after that, such as a global tensor's, go straight back to the system.
-  static bool& cache_gone() noexcept {
-    thread_local bool gone = false;  // trivially destructible: readable until the thread ends
-    return gone;
-  }
-  static blocks_of_thread& cache() {
-    thread_local blocks_of_thread instance;
-    return instance;
-  }
 };
 
 }  // namespace fusegrad::detail
@@ -105,9 +105,6 @@ inline void release_cached_memory() noexcept { detail::block_cache::release(); }
 
 /// How many bytes of freed large tensor blocks (64 KiB and up) the calling thread keeps
 /// for the next tensors of the same size; 256 MiB unless set. 0 turns the cache off.
-inline void set_cached_memory_limit(std::size_t bytes) noexcept {
-  detail::block_cache::limit() = bytes;
-  if (detail::block_cache::cached_bytes() > bytes) detail::block_cache::release();
-}
+inline void set_cached_memory_limit(std::size_t bytes) noexcept { detail::block_cache::set_limit(bytes); }
 
 }  // namespace fusegrad

@@ -36,8 +36,6 @@ class segment_access {
                                             : leaf_size == segment_size ? access_mode::stream
                                             : leaf_size == 1            ? access_mode::repeat
                                                                         : access_mode::broadcast;
-  // Statically one value spread over a larger (or run-time) segment: read as a constant.
-  static constexpr bool single_value = leaf_size == 1 && segment_size != 1;
   static constexpr bool may_repeat = !static_mode || fixed_mode == access_mode::repeat;
   static constexpr bool may_broadcast = !static_mode || fixed_mode == access_mode::broadcast;
   static constexpr bool may_copy = may_repeat || may_broadcast;
@@ -59,7 +57,7 @@ class segment_access {
       target_grad_ = grad;
     }
     if constexpr (!static_mode) {
-      mode_ = single_value                    ? access_mode::repeat
+      mode_ = uniform                         ? access_mode::repeat
               : leaf.size() == segment.size() ? access_mode::stream
               : leaf.size() == 1              ? access_mode::repeat
                                               : access_mode::broadcast;
@@ -105,9 +103,9 @@ class segment_access {
       if (mode() == access_mode::broadcast) broadcast_into(copies().values.data(), source_, leaf(), segment());
   }
 
-  // Statically one value repeated over the segment: frames read it as a constant (a
-  // register), never from memory; only its gradient goes through the accumulator.
-  static constexpr bool uniform = single_value;
+  // Statically one value spread over a larger (or run-time) segment: frames read it as a
+  // constant (a register), never from memory; only its gradient goes through the accumulator.
+  static constexpr bool uniform = leaf_size == 1 && segment_size != 1;
   [[nodiscard]] T uniform_value() const noexcept requires uniform { return source_[0]; }
 
   [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }

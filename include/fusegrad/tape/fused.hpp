@@ -124,14 +124,7 @@ class fused_node final : public node<typename E::value_type> {
 
   void compute_value(T* out) override {
     check_versions("its value");
-    if constexpr (single_op) {
-      if (unbroadcast()) {
-        map(out) = op_value(*expr_);
-        if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
-        return;
-      }
-    }
-    evaluate_into(*expr_, this->extents, out);
+    if (!compute_flat(out)) evaluate_into(*expr_, this->extents, out);
     if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
   }
 
@@ -145,13 +138,8 @@ class fused_node final : public node<typename E::value_type> {
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
-      if constexpr (single_op) {
-        if (unbroadcast()) {
-          single_op_backward(upstream, sinks);
-          return;
-        }
-      }
-      sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
+      if (!backward_flat(upstream, sinks))
+        sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
     }
   }
 
@@ -199,13 +187,25 @@ class fused_node final : public node<typename E::value_type> {
   [[nodiscard]] Eigen::Map<const array_t<T>> map(const T* p) const {
     return {p, static_cast<Eigen::Index>(this->extents.size())};
   }
-  // Every operand has the output's size: flat element-wise, nothing broadcast.
-  [[nodiscard]] bool unbroadcast() const {
+  // A single op whose operands all have the output's size: flat element-wise, nothing broadcast.
+  [[nodiscard]] bool flat() const {
     const std::size_t n = this->extents.size();
-    if constexpr (is_unary_expr_v<E>)
+    if constexpr (!single_op)
+      return false;
+    else if constexpr (is_unary_expr_v<E>)
       return expr_->x.numel() == n;
     else
       return expr_->lhs.numel() == n && expr_->rhs.numel() == n;
+  }
+  // The value of a flat single op, straight from the op spec; false when the sweep must run.
+  bool compute_flat(T* out) const {
+    if constexpr (single_op) {
+      if (flat()) {
+        map(out) = op_value(*expr_);
+        return true;
+      }
+    }
+    return false;
   }
   auto op_value(const E& e) const {
     using Op = typename E::op;
@@ -214,10 +214,21 @@ class fused_node final : public node<typename E::value_type> {
     else
       return Op::value(map(e.lhs.data()), map(e.rhs.data()));
   }
-  // The VJP of the one op, into its operands' gradient destinations. The output values, when
-  // the VJP reads them, are recomputed into a buffer (once, not once per use).
+  // The VJP of a flat single op, into its operands' gradient destinations; false when the
+  // sweep must run. The output values, when the VJP reads them, are recomputed into a
+  // buffer (once, not once per use).
   template <class Upstream>
-  void single_op_backward(const Upstream& dy, const tensor_sinks<T>& sinks) const {
+  bool backward_flat(const Upstream& dy, const tensor_sinks<T>& sinks) const {
+    if constexpr (!single_op) {
+      return false;
+    } else {
+      if (!flat()) return false;
+      backward_single_op(dy, sinks);
+      return true;
+    }
+  }
+  template <class Upstream>
+  void backward_single_op(const Upstream& dy, const tensor_sinks<T>& sinks) const {
     using Op = typename E::op;
     const E& e = *expr_;
     small_buffer<T> kept;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fusegrad/detail/buffer.hpp>  // small_buffer, which graph objects hold
+#include <fusegrad/detail/per_thread.hpp>
 
 namespace fusegrad::detail {
 
@@ -23,8 +24,9 @@ class object_pool {
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
-    if (c >= classes || lists_gone()) return ::operator new((c + 1) * granule);
-    auto& list = lists().free[c];
+    free_lists* lists = per_thread<free_lists>();
+    if (c >= classes || !lists) return ::operator new((c + 1) * granule);
+    auto& list = lists->free[c];
     if (list.empty()) return ::operator new((c + 1) * granule);
     void* p = list.back();
     list.pop_back();
@@ -32,12 +34,13 @@ class object_pool {
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
-    if (c >= classes || lists_gone()) {
+    free_lists* lists = per_thread<free_lists>();
+    if (c >= classes || !lists) {
       ::operator delete(p);
       return;
     }
     try {
-      lists().free[c].push_back(p);
+      lists->free[c].push_back(p);
     } catch (...) {  // no room to remember it: give it back
       ::operator delete(p);
     }
@@ -45,24 +48,13 @@ class object_pool {
 
  private:
   static std::size_t size_class(std::size_t bytes) noexcept { return (bytes + granule - 1) / granule - 1; }
-  // Set when this thread's lists are destroyed (thread exit, or the end of main): objects
-  // freed after that, such as a global tensor's, go straight back to the system.
-  static bool& lists_gone() noexcept {
-    thread_local bool gone = false;  // trivially destructible: readable until the thread ends
-    return gone;
-  }
   struct free_lists {
     std::array<std::vector<void*>, classes> free;
     ~free_lists() {
-      lists_gone() = true;
       for (auto& list : free)
         for (void* p : list) ::operator delete(p);
     }
   };
-  static free_lists& lists() {
-    thread_local free_lists instance;
-    return instance;
-  }
 };
 
 }  // namespace fusegrad::detail

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/tape/pool.hpp>
 
 namespace fusegrad::detail {
@@ -31,36 +32,31 @@ class ref_counted {
 
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    // Set when this thread's queue is destroyed (thread exit, or the end of main); a graph
-    // released after that (a global tensor's) is destroyed recursively, as a last resort.
-    thread_local bool queue_gone = false;  // trivially destructible: readable until the thread ends
-    if (queue_gone) {
-      delete this;
-      return;
-    }
     struct destruction_queue {
       std::vector<ref_counted*> pending;
       bool draining = false;
-      bool& gone;
-      ~destruction_queue() { gone = true; }
     };
-    thread_local destruction_queue queue{{}, false, queue_gone};
-    if (queue.draining) {  // inside another destruction: queue, do not recurse
+    destruction_queue* queue = per_thread<destruction_queue>();
+    if (!queue) {  // the thread's queue is gone (a global tensor after main): recurse, as a last resort
+      delete this;
+      return;
+    }
+    if (queue->draining) {  // inside another destruction: queue, do not recurse
       try {
-        queue.pending.push_back(this);
+        queue->pending.push_back(this);
       } catch (...) {  // out of memory for the queue itself: fall back to recursion
         delete this;
       }
       return;
     }
-    queue.draining = true;
+    queue->draining = true;
     delete this;
-    while (!queue.pending.empty()) {
-      ref_counted* next = queue.pending.back();
-      queue.pending.pop_back();
+    while (!queue->pending.empty()) {
+      ref_counted* next = queue->pending.back();
+      queue->pending.pop_back();
       delete next;
     }
-    queue.draining = false;
+    queue->draining = false;
   }
 
  private:
