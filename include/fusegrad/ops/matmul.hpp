@@ -15,11 +15,16 @@
 namespace fusegrad {
 
 namespace detail {
-// Left undefined: a static mismatch instantiates it, so the compiler prints both shapes.
-template <class A, class B>
+// Left undefined: a static mismatch instantiates it, so the compiler prints both shapes,
+// as types and as text (which shows dyn extents as "dyn").
+template <class A, class B, fixed_text Shapes>
 struct matmul_inner_extents_differ;
-template <class A, class B>
+template <class A, class B, fixed_text Shapes>
 struct matmul_needs_two_matrices;
+template <class A, class B>
+struct matmul_inner_failure : matmul_inner_extents_differ<A, B, shapes_text<A, B>> {};
+template <class A, class B>
+struct matmul_rank_failure : matmul_needs_two_matrices<A, B, shapes_text<A, B>> {};
 
 template <class A, class B>
 struct matmul_shape {
@@ -30,17 +35,17 @@ struct matmul_shape<A, B> {
   static constexpr bool matrices = A::rank == 2 && B::rank == 2;
   static_assert(matrices,
                 "fusegrad::matmul(a, b): both operands must be rank-2 matrices (shapes are named in "
-                "'matmul_needs_two_matrices<A, B>' below)");
+                "'matmul_needs_two_matrices<A, B, \"A and B\">' below)");
   static constexpr bool inner_ok =
       !matrices || A::extents[A::rank - 1] == dyn || B::extents[0] == dyn || A::extents[A::rank - 1] == B::extents[0];
   static_assert(inner_ok,
                 "fusegrad::matmul(a, b): inner extents differ, a is (m,k) and b must be (k,n) (shapes are named "
-                "in 'matmul_inner_extents_differ<A, B>' below)");
+                "in 'matmul_inner_extents_differ<A, B, \"A and B\">' below)");
   struct ok {
     using type = Shape<A::extents[0], B::extents[B::rank - 1]>;
   };
-  using type = typename std::conditional_t<!matrices, matmul_needs_two_matrices<A, B>,
-                                           std::conditional_t<!inner_ok, matmul_inner_extents_differ<A, B>, ok>>::type;
+  using type = typename std::conditional_t<!matrices, matmul_rank_failure<A, B>,
+                                           std::conditional_t<!inner_ok, matmul_inner_failure<A, B>, ok>>::type;
 };
 }  // namespace detail
 

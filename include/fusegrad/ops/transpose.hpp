@@ -14,8 +14,11 @@
 namespace fusegrad {
 
 namespace detail {
-template <class S>
+// Left undefined: a non-matrix instantiates it, so the compiler prints the shape, as a type and as text.
+template <class S, fixed_text Shape>
 struct transpose_needs_a_matrix;
+template <class S>
+struct transpose_failure : transpose_needs_a_matrix<S, shapes_text<S>> {};
 
 template <class S>
 struct transpose_shape {
@@ -25,11 +28,11 @@ template <ShapeType S>
 struct transpose_shape<S> {
   static_assert(S::rank == 2,
                 "fusegrad::transpose(x): x must be a rank-2 matrix (its shape is named in "
-                "'transpose_needs_a_matrix<S>' below)");
+                "'transpose_needs_a_matrix<S, \"S\">' below)");
   struct ok {
     using type = Shape<S::extents[1 % S::rank], S::extents[0]>;
   };
-  using type = typename std::conditional_t<S::rank == 2, ok, transpose_needs_a_matrix<S>>::type;
+  using type = typename std::conditional_t<S::rank == 2, ok, transpose_failure<S>>::type;
 };
 }  // namespace detail
 

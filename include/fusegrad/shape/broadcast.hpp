@@ -51,9 +51,12 @@ struct broadcast_rule {
   }();
 };
 
-// Left undefined: a failed broadcast instantiates it, so the compiler prints both shapes.
-template <class A, class B>
+// Left undefined: a failed broadcast instantiates it, so the compiler prints both shapes,
+// as types and as text (which shows dyn extents as "dyn").
+template <class A, class B, fixed_text Shapes>
 struct shapes_cannot_be_broadcast;
+template <class A, class B>
+struct broadcast_failure : shapes_cannot_be_broadcast<A, B, shapes_text<A, B>> {};
 
 template <class A, class B>
 struct broadcast_impl {
@@ -64,8 +67,8 @@ struct broadcast_impl {
   static constexpr bool broadcastable = rule::bad_axis == no_axis;
   static_assert(broadcastable,
                 "fusegrad: shapes do not broadcast (the two shapes are named in "
-                "'shapes_cannot_be_broadcast<A, B>' below; extents must match, or one of them must be 1)");
-  using type = typename std::conditional_t<broadcastable, ok, shapes_cannot_be_broadcast<A, B>>::type;
+                "'shapes_cannot_be_broadcast<A, B, \"A and B\">' below; extents must match, or one of them must be 1)");
+  using type = typename std::conditional_t<broadcastable, ok, broadcast_failure<A, B>>::type;
 };
 
 }  // namespace detail

@@ -63,16 +63,19 @@ struct reduced_axes {
   }();
 };
 
-// Left undefined: an out-of-range axis instantiates it, so the compiler prints shape and axes.
-template <class S, class A>
+// Left undefined: an out-of-range axis instantiates it, so the compiler prints shape and
+// axes, and the shape as text (which shows dyn extents as "dyn").
+template <class S, class A, fixed_text Shape>
 struct reduction_axes_out_of_range;
+template <class S, class A>
+struct reduction_axes_failure : reduction_axes_out_of_range<S, A, shapes_text<S>> {};
 
 template <class S, class A, keep_dims K>
 struct reduce_impl {
   using axes = reduced_axes<S, A>;
   static_assert(axes::in_range,
                 "fusegrad: reduction axis out of range (shape and axes are named in "
-                "'reduction_axes_out_of_range<S, Axes>' below)");
+                "'reduction_axes_out_of_range<S, Axes, \"S\">' below)");
   static_assert(axes::distinct, "fusegrad: a reduction names the same axis twice");
 
   static constexpr std::size_t kept = [] {
@@ -94,7 +97,7 @@ struct reduce_impl {
   struct ok {
     using type = shape_from_array<extents>;
   };
-  using type = typename std::conditional_t<axes::in_range, ok, reduction_axes_out_of_range<S, A>>::type;
+  using type = typename std::conditional_t<axes::in_range, ok, reduction_axes_failure<S, A>>::type;
 };
 
 }  // namespace detail

@@ -67,6 +67,62 @@ std::string to_string() {
 }
 
 namespace detail {
+// Text as a template argument: a compile error prints the arguments of the template it
+// fails in, so an error template that takes the shapes' text shows "(dyn, 2) and (4)"
+// where the shape types show dyn as 18446744073709551615.
+template <std::size_t N>
+struct fixed_text {
+  char chars[N]{};
+};
+
+template <ShapeType S, class Put>
+constexpr void render_shape(Put&& put) {
+  put('(');
+  for (std::size_t i = 0; i < S::rank; ++i) {
+    if (i) {
+      put(',');
+      put(' ');
+    }
+    if (S::extents[i] == dyn) {
+      for (char c : {'d', 'y', 'n'}) put(c);
+    } else {
+      char digits[20]{};
+      int n = 0;
+      for (std::size_t e = S::extents[i]; e != 0 || n == 0; e /= 10) digits[n++] = char('0' + e % 10);
+      while (n) put(digits[--n]);
+    }
+  }
+  put(')');
+}
+
+template <ShapeType... Ss, class Put>
+constexpr void render_shapes(Put&& put) {
+  bool first = true;
+  auto one = [&]<class S>(S*) {
+    if (!first)
+      for (char c : {' ', 'a', 'n', 'd', ' '}) put(c);
+    first = false;
+    render_shape<S>(put);
+  };
+  (one(static_cast<Ss*>(nullptr)), ...);
+}
+
+template <ShapeType... Ss>
+constexpr std::size_t shapes_text_length() {
+  std::size_t n = 0;
+  render_shapes<Ss...>([&](char) { ++n; });
+  return n;
+}
+
+// shapes_text<Ss...>: "(3, 2) and (dyn)" as a fixed_text, for error templates.
+template <ShapeType... Ss>
+constexpr auto shapes_text = [] {
+  fixed_text<shapes_text_length<Ss...>() + 1> text{};
+  std::size_t k = 0;
+  render_shapes<Ss...>([&](char c) { text.chars[k++] = c; });
+  return text;
+}();
+
 // shape_from_array<Array>: turns a constexpr std::array of extents back into a Shape type.
 template <auto Extents, class = std::make_index_sequence<Extents.size()>>
 struct shape_from_array_impl;
