@@ -122,6 +122,28 @@ TEST(ClosedForm, AVarUsedInsideAndOutsideAReduction) {
   for (Eigen::Index i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(dx[i], 6.0);
 }
 
+// A var named twice gets its full gradient twice (not the gradient once and zeros once):
+// f = sum(x^2) + s * s, df/dx = 2x, df/ds = 2s.
+TEST(ClosedForm, AVarNamedTwiceGetsItsGradientTwice) {
+  fg::Var<double, fg::Shape<2>> x{1.5, -2.0};
+  fg::Var<double, fg::Shape<>> s(3.0);
+  const auto f = fg::sum(x * x) + s * s;
+  const auto [value, dx1, ds1, dx2, ds2] = fg::value_and_grad(f, x, s, x, s);
+  EXPECT_DOUBLE_EQ(value, 2.25 + 4.0 + 9.0);
+  EXPECT_DOUBLE_EQ(ds1, 6.0);
+  EXPECT_DOUBLE_EQ(ds2, 6.0);
+  for (const auto& dx : {dx1, dx2}) {
+    EXPECT_DOUBLE_EQ(dx[0], 3.0);
+    EXPECT_DOUBLE_EQ(dx[1], -4.0);
+  }
+  fg::Var<double, fg::Shape<fg::dyn>> v({3}, {1.0, 2.0, 3.0});  // dynamic storage: copied, not moved twice
+  const auto [dv1, dv2] = fg::grad(fg::sum(fg::exp(v)), v, v);
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(dv1[i], std::exp(double(i + 1)));
+    EXPECT_DOUBLE_EQ(dv2[i], std::exp(double(i + 1)));
+  }
+}
+
 // A var that is not in the expression gets a zero gradient of its own shape.
 TEST(ClosedForm, AnUnusedVarGetsZeros) {
   fg::Var<double, fg::Shape<2>> x{1.0, 2.0};

@@ -54,13 +54,25 @@ struct var_sinks {
       if (!out && std::get<I>(vars) == &leaf) out = std::get<I>(grads).data();
   }
 
+  // The gradient of var I. The sweep sends a leaf's gradient to the first var it matches,
+  // so a var named twice (value_and_grad(f, x, x)) takes the first naming's gradient.
   template <std::size_t I>
   auto result() {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
+    auto* source = &std::get<I>(grads);
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      auto first_naming = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        if constexpr (K < I && std::is_same_v<std::tuple_element_t<K, std::tuple<Vars...>>, V>)
+          if (source == &std::get<I>(grads) && std::get<K>(vars) == std::get<I>(vars)) source = &std::get<K>(grads);
+      };
+      (first_naming(std::integral_constant<std::size_t, J>{}), ...);
+    }
+    (std::index_sequence_for<Vars...>{});
+    using G = std::remove_cvref_t<decltype(*source)>;
     if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>)
-      return std::get<I>(grads)[0];
+      return (*source)[0];
     else
-      return std::move(std::get<I>(grads));
+      return source == &std::get<I>(grads) ? G(std::move(*source)) : G(*source);
   }
 };
 
