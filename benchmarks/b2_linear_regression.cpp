@@ -64,7 +64,8 @@ void fused(benchmark::State& state) {
 template <bool Fused>
 void tape(benchmark::State& state) {
   const data d(state.range(0));
-  const fg::Tensor x = fg::Tensor::from(d.x), y = fg::Tensor::from(d.y);
+  // Data as ConstTensors, as the static version's are Consts: no VJP is compiled for them.
+  const fg::ConstTensor x(fg::Tensor::from(d.x)), y(fg::Tensor::from(d.y));
   fg::ScalarTensor b(0.3), w(0.1);  // one value each, known at compile time, as the static version's Vars
   b.requires_grad_();
   w.requires_grad_();

@@ -76,7 +76,7 @@ void fused(benchmark::State& state) {
 template <bool Fused>
 void tape(benchmark::State& state) {
   const problem p;
-  const fg::Tensor X = fg::Tensor::from(p.X), Y = fg::Tensor::from(p.Y, {1, 256});
+  const fg::ConstTensor X(fg::Tensor::from(p.X)), Y(fg::Tensor::from(p.Y, {1, 256}));  // data, as Consts are
   fg::Tensor W1 = fg::Tensor::from(p.W1).requires_grad_(), b1 = fg::Tensor::from(p.b1, {64, 1}).requires_grad_(),
              W2 = fg::Tensor::from(p.W2, {1, 64}).requires_grad_(), b2 = fg::Tensor::scalar(p.b2).requires_grad_();
   for (auto _ : state) {

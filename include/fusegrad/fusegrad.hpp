@@ -13,6 +13,7 @@
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/reduce.hpp>
 #include <fusegrad/shape/reduce_broadcast.hpp>
+#include <fusegrad/tape/const_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/scalar_tensor.hpp>
 #include <fusegrad/tape/tensor.hpp>

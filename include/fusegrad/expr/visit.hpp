@@ -35,28 +35,40 @@ void for_each_leaf(const E& e, F&& f) {
   }
 }
 
+namespace detail {
+// Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
+}  // namespace detail
+
 /// The expression as text, e.g. "sum(sin(a) * exp(-(a * a)))"; `leaf_name(leaf)` names leaves.
 template <class E, class Name>
 std::string describe(const E& e, Name&& leaf_name) {
+  using detail::concat;
   if constexpr (E::kind == node_kind::leaf) {
     return leaf_name(e);
   } else if constexpr (E::kind == node_kind::materialized) {
-    std::string out = std::string(E::op::name) + "(";
+    std::string out = concat(E::op::name, "(");
     bool first = true;
-    std::apply([&](const auto&... a) { ((out += (first ? "" : ", ") + describe(a, leaf_name), first = false), ...); },
-               e.args);
+    std::apply(
+        [&](const auto&... a) { ((out += concat(first ? "" : ", ", describe(a, leaf_name)), first = false), ...); },
+        e.args);
     return out + ")";
   } else if constexpr (detail::is_unary_expr_v<E>) {
     if constexpr (E::op::name == std::string_view("negate"))
-      return "-(" + describe(e.x, leaf_name) + ")";
+      return concat("-(", describe(e.x, leaf_name), ")");
     else
-      return std::string(E::op::name) + "(" + describe(e.x, leaf_name) + ")";
+      return concat(E::op::name, "(", describe(e.x, leaf_name), ")");
   } else {
     constexpr std::string_view symbol = E::op::symbol;
     if constexpr (symbol == "max" || symbol == "min")
-      return std::string(E::op::name) + "(" + describe(e.lhs, leaf_name) + ", " + describe(e.rhs, leaf_name) + ")";
+      return concat(E::op::name, "(", describe(e.lhs, leaf_name), ", ", describe(e.rhs, leaf_name), ")");
     else
-      return "(" + describe(e.lhs, leaf_name) + " " + std::string(symbol) + " " + describe(e.rhs, leaf_name) + ")";
+      return concat("(", describe(e.lhs, leaf_name), " ", symbol, " ", describe(e.rhs, leaf_name), ")");
   }
 }
 
@@ -76,19 +88,20 @@ constexpr std::size_t operation_count() {
   }
 }
 
-/// How many leaf occurrences an expression holds (a leaf used twice counts twice).
-template <class E>
+/// How many leaf occurrences an expression holds (a leaf used twice counts twice); with
+/// OnlyGradLeaves, only those of leaves that take gradients (Var, Tensor; not Const).
+template <class E, bool OnlyGradLeaves = false>
 constexpr std::size_t leaf_count() {
   if constexpr (E::kind == node_kind::leaf) {
-    return 1;
+    return OnlyGradLeaves && !E::takes_grad ? 0 : 1;
   } else if constexpr (E::kind == node_kind::materialized) {
     return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-      return (std::size_t{0} + ... + leaf_count<Xs>());
+      return (std::size_t{0} + ... + leaf_count<Xs, OnlyGradLeaves>());
     }(typename E::operand_types{});
   } else if constexpr (detail::is_unary_expr_v<E>) {
-    return leaf_count<typename E::operand>();
+    return leaf_count<typename E::operand, OnlyGradLeaves>();
   } else {
-    return leaf_count<typename E::lhs_type>() + leaf_count<typename E::rhs_type>();
+    return leaf_count<typename E::lhs_type, OnlyGradLeaves>() + leaf_count<typename E::rhs_type, OnlyGradLeaves>();
   }
 }
 
