@@ -358,6 +358,19 @@ TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {
   expect_array_near(w.grad().eigen(), {1.8, 3.8}, 1e-15);
 }
 
+// The stale node is found before any gradient moves: the branch that is still valid (exp(w))
+// adds nothing to w.grad() when the backward as a whole throws.
+TEST(Versions, AStaleNodeStopsTheBackwardBeforeAnyGradientMoves) {
+  Tensor w = Tensor::from({0.5, -1.0}, {2}).requires_grad_();
+  Tensor c = Tensor::from({3.0, 4.0}, {2});
+  const Tensor valid = fg::taped(fg::sum(fg::exp(w)));  // a chain of nodes that would run first
+  const Tensor stale = fg::sum(w * c);
+  const Tensor loss = valid + stale;
+  c.mutable_eigen()[1] = 7;
+  expect_error<fg::graph_error>([&] { loss.backward(); }, {"modified in place"});
+  EXPECT_FALSE(w.grad().defined());
+}
+
 TEST(Versions, ChangesAfterBackwardDoNotMatter) {
   Tensor w = Tensor::scalar(1.0).requires_grad_();
   const Tensor x = Tensor::from({1.0, 2.0}, {2});
@@ -422,6 +435,28 @@ TEST(Anomaly, AFailedBackwardLeavesNoStaleGradientBehind) {
   const Tensor l = fg::sum(p);
   l.backward();
   expect_array_near(x.grad().eigen(), {3, 3});
+}
+
+// An anomaly found half-way leaves every gradient as it was: leaves' (here from an earlier
+// backward) and retained intermediates'.
+TEST(Anomaly, AFailedBackwardChangesNoGradient) {
+  Tensor x = Tensor::from({0.0, 4.0}, {2}).requires_grad_();
+  Tensor(fg::sum(x * 2.0)).backward();  // x.grad() = (2, 2)
+  Tensor p = x * 3.0;
+  p.retain_grad();
+  const Tensor r = fg::sum(p + fg::sqrt(x));  // sqrt's derivative is infinite at 0
+  {
+    fg::DetectAnomalyGuard guard;
+    expect_error<fg::value_error>([&] { r.backward({.retain_graph = true}); },
+                                  {"FusedBackward", "sqrt(b)", "backward"});
+  }
+  expect_array_near(x.grad().eigen(), {2, 2});
+  EXPECT_FALSE(p.grad().defined());
+  // The same graph without the guard: the infinity flows, everything is accumulated.
+  r.backward();
+  EXPECT_EQ(x.grad().eigen()[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(x.grad().eigen()[1], 2.0 + 3.0 + 0.25);
+  expect_array_near(p.grad().eigen(), {1, 1});
 }
 
 TEST(Anomaly, GuardIsPerThread) {

@@ -128,7 +128,7 @@ GraphSize graph_size(const fg::BasicTensor<T>& root) {
     ++size.nodes;
     for (const auto& e : n->inputs) {
       ++size.edges;
-      const void* target = e.fn ? static_cast<const void*>(e.fn.get()) : static_cast<const void*>(e.leaf.get());
+      const void* target = e.fn ? static_cast<const void*>(e.fn.get()) : static_cast<const void*>(e.leaf);
       if (!seen.insert(target).second) continue;
       if (e.fn)
         stack.push_back(e.fn.get());

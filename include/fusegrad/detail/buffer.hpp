@@ -45,17 +45,12 @@ class small_buffer {
   ~small_buffer() { free_heap(); }
 
   void resize(std::size_t n) {
-    if (n <= inline_capacity) {
-      free_heap();
+    if (n <= inline_capacity && capacity_bytes_ == 0) {  // the common case of small tensors, inlined
       data_ = inline_.data();
-    } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
-      free_heap();
-      std::size_t bytes = n * sizeof(T);
-      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : ::operator new(bytes);
-      data_ = static_cast<T*>(p);
-      capacity_bytes_ = bytes;
+      size_ = n;
+      return;
     }
-    size_ = n;
+    resize_slow(n);
   }
   void clear() noexcept {
     free_heap();
@@ -69,6 +64,19 @@ class small_buffer {
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
  private:
+  void resize_slow(std::size_t n) {
+    if (n <= inline_capacity) {
+      free_heap();
+      data_ = inline_.data();
+    } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
+      free_heap();
+      std::size_t bytes = n * sizeof(T);
+      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : ::operator new(bytes);
+      data_ = static_cast<T*>(p);
+      capacity_bytes_ = bytes;
+    }
+    size_ = n;
+  }
   void free_heap() noexcept {
     if (capacity_bytes_ != 0) release_heap();  // the inline case stays a test, inlined
   }

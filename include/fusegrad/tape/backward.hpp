@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fusegrad/error.hpp>
@@ -49,6 +50,15 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     }
   }
   for (node<T>* n : visited) n->has_grad = false;
+  // Everything that can make a node refuse to run (freed by an earlier backward, an input
+  // changed in place) is checked before any gradient moves, so such a backward changes nothing.
+  for (node<T>* n : visited) {
+    if (n->released)
+      throw graph_error("fusegrad: part of the graph (" + n->name() +
+                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
+                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+    n->check_runnable();
+  }
 
   // Whatever happens below (an anomaly, a freed node), no node keeps a gradient from this
   // backward: a later one must start clean.
@@ -71,15 +81,22 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   std::copy(seed, seed + root.extents.size(), first.grad_buffer.data());
   first.has_grad = true;
   ready.assign(1, &first);
+  // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
+  // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
+  // every node has run, so a failed backward leaves them as they were.
+  const bool staged = anomaly_detection;
+  std::unordered_map<tensor_impl<T>*, small_buffer<T>> staged_grads;
+  auto staged_destination = [&](tensor_impl<T>* t) {
+    auto [it, added] = staged_grads.try_emplace(t, t->extents.size(), T(0));
+    return it->second.data();
+  };
   while (!ready.empty()) {
     node<T>* n = ready.back();
     ready.pop_back();
-    if (n->released)
-      throw graph_error("fusegrad: part of the graph (" + n->name() +
-                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
-                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
     destinations.clear();
-    for (edge<T>& e : n->inputs) destinations.push_back(e.leaf ? e.leaf->grad_destination() : e.fn->grad_destination());
+    for (edge<T>& e : n->inputs)
+      destinations.push_back(e.fn ? e.fn->grad_destination()
+                                  : (staged ? staged_destination(e.leaf) : e.leaf->grad_destination()));
     tensor_impl<T>* out = n->output;
     T* deferred = out && out->value_pending ? out->storage->data : nullptr;
     n->backward(n->grad_buffer.data(), destinations, deferred);
@@ -87,7 +104,14 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       out->value_pending = false;
       n->value_settled();
     }
-    if (out && out->retains_grad) out->accumulate_grad(n->grad_buffer.data());
+    if (out && out->retains_grad) {
+      if (staged) {
+        const Eigen::Map<const array_t<T>> g(n->grad_buffer.data(), static_cast<Eigen::Index>(out->extents.size()));
+        Eigen::Map<array_t<T>>(staged_destination(out), g.size()) += g;
+      } else {
+        out->accumulate_grad(n->grad_buffer.data());
+      }
+    }
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const edge<T>& e = n->inputs[k];
@@ -103,6 +127,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       n->released = true;
     }
   }
+  for (auto& [t, g] : staged_grads) t->accumulate_grad(g.data());
 }
 
 }  // namespace fusegrad::detail

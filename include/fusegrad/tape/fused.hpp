@@ -50,7 +50,7 @@ struct tensor_sinks {
 
   template <class L>
   typename L::value_type* sink_for(const L& leaf) const {
-    if constexpr (is_tensor_v<L>) {
+    if constexpr (is_tensor_v<L> && L::takes_grad) {
       for (std::size_t k = 0; k < leaves.size(); ++k)
         if (leaves[k] == leaf.impl()) return grads[k];
     }
@@ -79,12 +79,14 @@ template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
   static constexpr std::size_t capacity = leaf_count<E>();
+  static constexpr std::size_t grad_capacity = leaf_count<E, true>();  // ConstTensors never need an edge
 
  public:
   // A sum or mean over all axes: its value may wait for backward, which computes it anyway.
   static constexpr bool deferrable = E::kind == node_kind::materialized && LinearFullReduction<typename E::op>;
 
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
+  using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
 
   // One element-wise op on tensors: when its operands have the output's size (no
   // broadcasting, which a taped node of same-shaped or scalar tensors usually is), the op
@@ -99,13 +101,13 @@ class fused_node final : public node<typename E::value_type> {
       return false;
   }();
 
-  fused_node(const E& expr, const leaf_list& grad_leaves, const leaf_list& all_leaves)
-      : expr_(expr), grad_leaves_(grad_leaves) {
+  template <class X>
+  fused_node(X&& expr, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
+      : expr_(std::forward<X>(expr)), grad_leaves_(grad_leaves) {
     for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
-    for (std::size_t k = 0; k < grad_leaves.count; ++k) {
-      tensor_impl<T>* input = grad_leaves.items[k];
-      edges_[k] = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, ref<tensor_impl<T>>(input)};
-    }
+    edge<T>* out = edges_.data();
+    for (tensor_impl<T>* input : grad_leaves)
+      *out++ = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, input};
     this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.count);
   }
 
@@ -128,8 +130,10 @@ class fused_node final : public node<typename E::value_type> {
     if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
   }
 
+  void check_runnable() const override { check_versions("its gradient"); }
+
+  // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
-    check_versions("its gradient");
     const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
     if constexpr (deferrable) {
       // One value upstream of a sum or mean: forward and reverse share one loop.
@@ -268,13 +272,13 @@ class fused_node final : public node<typename E::value_type> {
   [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
     const auto it = std::find_if(versions_.begin(), versions_.end(), [&](const auto& v) { return v.first == leaf; });
     const auto k = static_cast<std::size_t>(it - versions_.begin());
-    return k < 26 ? std::string(1, char('a' + k)) : "t" + std::to_string(k);
+    return k < 26 ? std::string(1, char('a' + k)) : concat("t", std::to_string(k));
   }
 
   std::optional<E> expr_;
-  leaf_list grad_leaves_;  // aligned with this->inputs; kept alive by expr_
+  grad_leaf_list grad_leaves_;  // aligned with this->inputs; kept alive by expr_
   fixed_list<std::pair<tensor_impl<T>*, std::uint64_t>, capacity> versions_;
-  std::array<edge<T>, capacity> edges_;
+  std::array<edge<T>, grad_capacity> edges_;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
 };
 
@@ -284,26 +288,35 @@ class fused_node final : public node<typename E::value_type> {
 /// node whose backward is the fused static gradient. What `Tensor t = expr;` does.
 /// When the expression is a sum or mean, its value is deferred: a backward that comes
 /// first computes value and gradients in a single pass. Example: examples/dynamic_graph.cpp.
-template <Differentiable E>
-[[nodiscard]] auto fused(const E& expr) {
+/// A temporary expression is moved into the node (its tensor handles change hands without
+/// touching their reference counts).
+template <class E>
+  requires Differentiable<std::remove_cvref_t<E>>
+[[nodiscard]] auto fused(E&& expr) {
   using node_type = std::remove_cvref_t<E>;
   using T = typename node_type::value_type;
   if constexpr (detail::is_tensor_v<node_type>) {
-    return expr;
+    return node_type(std::forward<E>(expr));
   } else {
     static_assert(!detail::holds_references<node_type>(),
                   "fusegrad::fused(expr): a recorded expression may hold only Tensors and plain numbers, not "
                   "references to Var or Const leaves (it outlives this statement); make a Tensor of the data "
                   "with fusegrad::Tensor::from(...)");
-    using leaf_list = typename detail::fused_node<node_type>::leaf_list;
-    leaf_list all, needing_grad;
+    typename detail::fused_node<node_type>::leaf_list all;
+    typename detail::fused_node<node_type>::grad_leaf_list needing_grad;
     for_each_leaf(expr, [&](const auto& leaf) {
       if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
         detail::tensor_impl<T>* impl = leaf.impl();
         if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
         if (all.contains(impl)) return;
         all.push_back(impl);
-        if (impl->requires_grad) needing_grad.push_back(impl);
+        if constexpr (std::remove_cvref_t<decltype(leaf)>::takes_grad) {
+          if (impl->requires_grad) needing_grad.push_back(impl);
+        } else if (impl->requires_grad) {
+          throw graph_error(
+              "fusegrad: a ConstTensor requires grad (requires_grad_() was called through a Tensor& to it); its "
+              "type says it takes no gradient, so none would be computed. Use a Tensor for values to differentiate");
+        }
       }
     });
     const Extents extents = expr.extents();
@@ -313,16 +326,16 @@ template <Differentiable E>
       detail::evaluate_into(expr, extents, result.storage->data);
       return out;
     }
-    auto node = detail::ref<detail::fused_node<node_type>>::make(expr, needing_grad, all);
+    auto node = detail::ref<detail::fused_node<node_type>>::make(std::forward<E>(expr), needing_grad, all);
     node->extents = extents;
     node->output = &result;
-    result.grad_fn = node;
-    result.requires_grad = true;
     if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
       node->defer_value();
       result.value_pending = true;
     } else
       node->compute_value(result.storage->data);
+    result.grad_fn = std::move(node);
+    result.requires_grad = true;
     return out;
   }
 }
@@ -345,16 +358,17 @@ template <Differentiable E>
         },
         expr.args);
   } else if constexpr (detail::is_unary_expr_v<node_type>) {
-    return fused(unary_expr<typename node_type::op, BasicTensor<T>>{taped(expr.x)});
+    return fused(unary_expr<typename node_type::op, decltype(taped(expr.x))>{taped(expr.x)});
   } else {
-    return fused(binary_expr<typename node_type::op, BasicTensor<T>, BasicTensor<T>>{taped(expr.lhs), taped(expr.rhs)});
+    return fused(binary_expr<typename node_type::op, decltype(taped(expr.lhs)), decltype(taped(expr.rhs))>{
+        taped(expr.lhs), taped(expr.rhs)});
   }
 }
 
 template <Scalar T>
-template <Differentiable E>
-  requires(!detail::is_tensor_v<std::remove_cvref_t<E>>)
-BasicTensor<T>::BasicTensor(const E& expr) : BasicTensor(fused(expr)) {
+template <class E>
+  requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
+BasicTensor<T>::BasicTensor(E&& expr) : BasicTensor(fused(std::forward<E>(expr))) {
   static_assert(std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>,
                 "fusegrad::Tensor: the expression's scalar type differs from the tensor's");
 }

@@ -1,6 +1,7 @@
 // tape/graph.hpp -- the dynamic graph's objects: tensor storage, tensor state, recorded nodes.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -105,7 +106,12 @@ struct tensor_impl final : ref_counted {
   ~tensor_impl() override;
 
   // The values, computed first if a fused node deferred them.
-  const T* data();
+  const T* data() {
+    if (value_pending) [[unlikely]]
+      compute_pending_value();
+    return storage->data;
+  }
+  void compute_pending_value();
   // Where gradients for this tensor are added; allocated (zeroed) by the first backward.
   T* grad_destination() {
     if (!grad) {
@@ -121,11 +127,13 @@ struct tensor_impl final : ref_counted {
 };
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
-// or, for a leaf, the leaf itself (PyTorch's AccumulateGrad).
+// or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The leaf is not owned: the
+// node's saved inputs hold it for as long as the node can run backward, and a released
+// node never reads its edges' leaves (sparing two atomic operations per leaf input).
 template <Scalar T>
 struct edge {
   ref<node<T>> fn;
-  ref<tensor_impl<T>> leaf;
+  tensor_impl<T>* leaf = nullptr;
 };
 
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
@@ -147,7 +155,7 @@ struct node : ref_counted {
   T* grad_destination() {
     if (!has_grad) {
       grad_buffer.resize(extents.size());
-      Eigen::Map<array_t<T>>(grad_buffer.data(), static_cast<Eigen::Index>(extents.size())).setZero();
+      std::fill_n(grad_buffer.data(), extents.size(), T(0));
       has_grad = true;
     }
     return grad_buffer.data();
@@ -164,6 +172,9 @@ struct node : ref_counted {
   /// When `value_out` is not null the node also writes its output values there (a deferred
   /// value computed in the same pass as the gradient).
   virtual void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) = 0;
+  /// Throws graph_error if backward cannot run (an input it read was changed in place);
+  /// the engine asks every node of a graph before running any.
+  virtual void check_runnable() const = 0;
   /// Drops what backward would read (called when a backward runs without retain_graph).
   virtual void release_saved() noexcept = 0;
   /// The output's deferred value is computed, or no longer wanted: stop being a deferred reader.
@@ -181,17 +192,14 @@ tensor_impl<T>::~tensor_impl() {
 }
 
 template <Scalar T>
-const T* tensor_impl<T>::data() {
-  if (value_pending) {
-    if (!grad_fn || grad_fn->released)
-      throw graph_error(
-          "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
-          "read the value before backward, or pass retain_graph=true");
-    grad_fn->compute_value(storage->data);
-    value_pending = false;
-    grad_fn->value_settled();
-  }
-  return storage->data;
+void tensor_impl<T>::compute_pending_value() {
+  if (!grad_fn || grad_fn->released)
+    throw graph_error(
+        "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
+        "read the value before backward, or pass retain_graph=true");
+  grad_fn->compute_value(storage->data);
+  value_pending = false;
+  grad_fn->value_settled();
 }
 
 }  // namespace fusegrad::detail

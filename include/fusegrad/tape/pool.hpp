@@ -6,7 +6,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 #include <fusegrad/detail/buffer.hpp>  // small_buffer, which graph objects hold
 #include <fusegrad/detail/per_thread.hpp>
@@ -24,35 +24,33 @@ class object_pool {
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
-    free_lists* lists = per_thread<free_lists>();
-    if (c >= classes || !lists) return ::operator new((c + 1) * granule);
-    auto& list = lists->free[c];
-    if (list.empty()) return ::operator new((c + 1) * granule);
-    void* p = list.back();
-    list.pop_back();
-    return p;
+    free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
+    if (!lists || !lists->head[c]) return ::operator new((c + 1) * granule);
+    free_block* block = lists->head[c];
+    lists->head[c] = block->next;
+    return block;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
-    free_lists* lists = per_thread<free_lists>();
-    if (c >= classes || !lists) {
+    free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
+    if (!lists) {
       ::operator delete(p);
       return;
     }
-    try {
-      lists->free[c].push_back(p);
-    } catch (...) {  // no room to remember it: give it back
-      ::operator delete(p);
-    }
+    lists->head[c] = ::new (p) free_block{lists->head[c]};
   }
 
  private:
   static std::size_t size_class(std::size_t bytes) noexcept { return (bytes + granule - 1) / granule - 1; }
+  // A free block holds the link to the next one: pushing and popping touch no other memory.
+  struct free_block {
+    free_block* next;
+  };
   struct free_lists {
-    std::array<std::vector<void*>, classes> free;
+    std::array<free_block*, classes> head{};
     ~free_lists() {
-      for (auto& list : free)
-        for (void* p : list) ::operator delete(p);
+      for (free_block* block : head)
+        while (block) ::operator delete(std::exchange(block, block->next));
     }
   };
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
@@ -29,9 +30,9 @@ class BasicScalarTensor : public BasicTensor<T> {
   /// The same tensor (shared, not copied) seen as a scalar; it must have rank 0.
   explicit BasicScalarTensor(const BasicTensor<T>& t) : BasicTensor<T>(t) { check_rank(*this); }
   /// Records an expression whose result has rank 0 (see fusegrad::fused).
-  template <Differentiable E>
-    requires(!detail::is_tensor_v<std::remove_cvref_t<E>>)
-  BasicScalarTensor(const E& expr) : BasicTensor<T>(expr) {  // NOLINT: implicit, like Tensor's
+  template <class E>
+    requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
+  BasicScalarTensor(E&& expr) : BasicTensor<T>(std::forward<E>(expr)) {  // NOLINT: implicit, like Tensor's
     static_assert(std::is_same_v<typename std::remove_cvref_t<E>::static_shape, AnyShape> ||
                       std::is_same_v<typename std::remove_cvref_t<E>::static_shape, Shape<>>,
                   "fusegrad::ScalarTensor: the expression's static shape is not Shape<> (rank 0)");

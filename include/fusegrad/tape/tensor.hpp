@@ -55,9 +55,9 @@ class BasicTensor {
   BasicTensor() = default;
 
   /// Records an expression over tensors as one fused node (see fusegrad::fused).
-  template <Differentiable E>
-    requires(!detail::is_tensor_v<std::remove_cvref_t<E>>)
-  BasicTensor(const E& expr);  // NOLINT: implicit, so `Tensor loss = fg::mean(...)` reads naturally
+  template <class E>
+    requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
+  BasicTensor(E&& expr);  // NOLINT: implicit, so `Tensor loss = fg::mean(...)` reads naturally
 
   // Factories.
   static BasicTensor zeros(const Extents& e) { return full(e, T(0)); }
@@ -234,11 +234,14 @@ class BasicTensor {
 
  private:
   impl_type& checked() const {
-    if (!impl_)
-      throw value_error(
-          "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
-          "read before any backward)");
+    if (!impl_) [[unlikely]]
+      throw_undefined();
     return *impl_;
+  }
+  [[noreturn]] static void throw_undefined() {
+    throw value_error(
+        "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
+        "read before any backward)");
   }
   void check_in_place(const char* what) const {
     if (checked().requires_grad && is_leaf() && is_grad_enabled())
