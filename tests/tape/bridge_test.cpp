@@ -310,4 +310,60 @@ TYPED_TEST(Bridge, TapedSingleOpNodesWithAndWithoutBroadcasting) {
   EXPECT_NEAR(double(s.grad().item()), xs.exp().sum(), TestFixture::closed * 10) << "d/ds";
 }
 
+// One-element tensors take the single-op path with fixed-size Eigen values: every op's value
+// and gradients must be those of the static layer on scalar Vars.
+TYPED_TEST(Bridge, TapedOpsOnOneElementTensors) {
+  using Tensor = typename TestFixture::Tensor;
+  using T = TypeParam;
+  using Scalar = fg::Var<T, fg::Shape<>>;
+  const double tolerance = TestFixture::same * 10;  // values and derivatives here are below 10
+  const auto unary = [&](const char* name, auto f) {
+    for (const Extents& shape : {Extents{}, Extents{1}}) {
+      Tensor x = Tensor::full(shape, T(0.6)).requires_grad_();
+      const Tensor y = fg::taped(f(x));
+      Tensor(fg::sum(y)).backward();
+      Scalar v(T(0.6));
+      const auto [value, dv] = fg::value_and_grad(f(v), v);
+      EXPECT_NEAR(double(y.data()[0]), double(value), tolerance) << name << " value, shape " << shape.to_string();
+      EXPECT_NEAR(double(x.grad().data()[0]), double(dv), tolerance)
+          << name << " gradient, shape " << shape.to_string();
+    }
+  };
+  unary("negate", [](const auto& u) { return -u; });
+  unary("exp", [](const auto& u) { return fg::exp(u); });
+  unary("log", [](const auto& u) { return fg::log(u); });
+  unary("log1p", [](const auto& u) { return fg::log1p(u); });
+  unary("expm1", [](const auto& u) { return fg::expm1(u); });
+  unary("sqrt", [](const auto& u) { return fg::sqrt(u); });
+  unary("square", [](const auto& u) { return fg::square(u); });
+  unary("abs", [](const auto& u) { return fg::abs(u); });
+  unary("sin", [](const auto& u) { return fg::sin(u); });
+  unary("cos", [](const auto& u) { return fg::cos(u); });
+  unary("tan", [](const auto& u) { return fg::tan(u); });
+  unary("tanh", [](const auto& u) { return fg::tanh(u); });
+  unary("sigmoid", [](const auto& u) { return fg::sigmoid(u); });
+  unary("relu", [](const auto& u) { return fg::relu(u); });
+  unary("pow(u, 2.5)", [](const auto& u) { return fg::pow(u, T(2.5)); });
+
+  const auto binary = [&](const char* name, auto f) {
+    for (const Extents& shape : {Extents{}, Extents{1}}) {
+      Tensor a = Tensor::full(shape, T(0.6)).requires_grad_(), b = Tensor::full(shape, T(1.7)).requires_grad_();
+      const Tensor y = fg::taped(f(a, b));
+      Tensor(fg::sum(y)).backward();
+      Scalar va(T(0.6)), vb(T(1.7));
+      const auto [value, da, db] = fg::value_and_grad(f(va, vb), va, vb);
+      EXPECT_NEAR(double(y.data()[0]), double(value), tolerance) << name << " value, shape " << shape.to_string();
+      EXPECT_NEAR(double(a.grad().data()[0]), double(da), tolerance) << name << " d/da, shape " << shape.to_string();
+      EXPECT_NEAR(double(b.grad().data()[0]), double(db), tolerance) << name << " d/db, shape " << shape.to_string();
+    }
+  };
+  binary("add", [](const auto& a, const auto& b) { return a + b; });
+  binary("sub", [](const auto& a, const auto& b) { return a - b; });
+  binary("mul", [](const auto& a, const auto& b) { return a * b; });
+  binary("div", [](const auto& a, const auto& b) { return a / b; });
+  binary("pow", [](const auto& a, const auto& b) { return fg::pow(a, b); });
+  binary("maximum", [](const auto& a, const auto& b) { return fg::maximum(a, b); });
+  binary("minimum", [](const auto& a, const auto& b) { return fg::minimum(a, b); });
+}
+
 }  // namespace

@@ -10,14 +10,22 @@ namespace fusegrad::detail {
 // callers then fall back to the system allocator or to plain recursion.
 template <class T>
 T* per_thread() {
-  thread_local bool gone = false;  // trivially destructible: readable until the thread ends
+  // Trivial thread_locals need no initialisation guard: the fast path is one TLS load.
+  thread_local constinit T* current = nullptr;
+  thread_local constinit bool gone = false;
+  if (current) [[likely]]
+    return current;
   if (gone) return nullptr;
   struct holder {
     T value;
-    ~holder() { gone = true; }
+    ~holder() {
+      current = nullptr;
+      gone = true;
+    }
   };
   thread_local holder instance{};
-  return &instance.value;
+  current = &instance.value;
+  return current;
 }
 
 }  // namespace fusegrad::detail

@@ -141,9 +141,10 @@ class fused_node final : public node<typename E::value_type> {
       if (value_out) *value_out = value;
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
-      const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
-      if (!backward_flat(upstream, sinks))
+      if (!backward_flat(grad_output, sinks)) {
+        const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
         sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
+      }
     }
   }
 
@@ -187,8 +188,14 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  [[nodiscard]] Eigen::Map<array_t<T>> map(T* p) const { return {p, static_cast<Eigen::Index>(this->extents.size())}; }
-  [[nodiscard]] Eigen::Map<const array_t<T>> map(const T* p) const {
+  // The output's extents as a flat array; N = 1 for one element, which Eigen then handles
+  // as a fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
+  template <int N = Eigen::Dynamic>
+  [[nodiscard]] Eigen::Map<Eigen::Array<T, N, 1>> map(T* p) const {
+    return {p, static_cast<Eigen::Index>(this->extents.size())};
+  }
+  template <int N = Eigen::Dynamic>
+  [[nodiscard]] Eigen::Map<const Eigen::Array<T, N, 1>> map(const T* p) const {
     return {p, static_cast<Eigen::Index>(this->extents.size())};
   }
   // A single op whose operands all have the output's size: flat element-wise, nothing broadcast.
@@ -205,53 +212,60 @@ class fused_node final : public node<typename E::value_type> {
   bool compute_flat(T* out) const {
     if constexpr (single_op) {
       if (flat()) {
-        map(out) = op_value(*expr_);
+        if (this->extents.size() == 1)
+          map<1>(out) = op_value<1>(*expr_);
+        else
+          map(out) = op_value(*expr_);
         return true;
       }
     }
     return false;
   }
+  template <int N = Eigen::Dynamic>
   auto op_value(const E& e) const {
     using Op = typename E::op;
     if constexpr (is_unary_expr_v<E>)
-      return Op::value(map(e.x.data()));
+      return Op::value(map<N>(e.x.data()));
     else
-      return Op::value(map(e.lhs.data()), map(e.rhs.data()));
+      return Op::value(map<N>(e.lhs.data()), map<N>(e.rhs.data()));
   }
   // The VJP of a flat single op, into its operands' gradient destinations; false when the
   // sweep must run. The output values, when the VJP reads them, are recomputed into a
   // buffer (once, not once per use).
-  template <class Upstream>
-  bool backward_flat(const Upstream& dy, const tensor_sinks<T>& sinks) const {
+  bool backward_flat(const T* grad_output, const tensor_sinks<T>& sinks) const {
     if constexpr (!single_op) {
       return false;
     } else {
       if (!flat()) return false;
-      backward_single_op(dy, sinks);
+      if (this->extents.size() == 1)
+        backward_single_op<1>(grad_output, sinks);
+      else
+        backward_single_op(grad_output, sinks);
       return true;
     }
   }
-  template <class Upstream>
-  void backward_single_op(const Upstream& dy, const tensor_sinks<T>& sinks) const {
+  template <int N = Eigen::Dynamic>
+  void backward_single_op(const T* grad_output, const tensor_sinks<T>& sinks) const {
     using Op = typename E::op;
     const E& e = *expr_;
+    const auto dy = map<N>(grad_output);
     small_buffer<T> kept;
     auto y = [&] {
       if constexpr (needs_output(Op::needs)) {
         kept.resize(this->extents.size());
-        map(kept.data()) = op_value(e);
-        return map(static_cast<const T*>(kept.data()));
+        map<N>(kept.data()) = op_value<N>(e);
+        return map<N>(static_cast<const T*>(kept.data()));
       } else {
-        return op_value(e);  // never evaluated: the VJP does not read it
+        return op_value<N>(e);  // never evaluated: the VJP does not read it
       }
     }();
     if constexpr (is_unary_expr_v<E>) {
-      if (T* g = sinks.sink_for(e.x)) map(g) += Op::vjp(dy, map(e.x.data()), y);
+      if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(e.x.data()), y);
     } else {
-      const auto a = map(e.lhs.data());
-      const auto b = map(e.rhs.data());
-      if (T* g = sinks.sink_for(e.lhs)) map(g) += Op::vjp_lhs(dy, a, b, y);
-      if (T* g = sinks.sink_for(e.rhs)) map(g) += Op::vjp_rhs(dy, a, b, y);
+      const auto a = map<N>(e.lhs.data());
+      const auto b = map<N>(e.rhs.data());
+      if (T* g = sinks.sink_for(e.lhs)) map<N>(g) += Op::vjp_lhs(dy, a, b, y);
+      if (T* g = sinks.sink_for(e.rhs)) map<N>(g) += Op::vjp_rhs(dy, a, b, y);
     }
   }
 

@@ -155,7 +155,10 @@ struct node : ref_counted {
   T* grad_destination() {
     if (!has_grad) {
       grad_buffer.resize(extents.size());
-      std::fill_n(grad_buffer.data(), extents.size(), T(0));
+      if (extents.size() == 1)  // a scalar tensor's: a store, not a call to memset
+        grad_buffer[0] = T(0);
+      else
+        std::fill_n(grad_buffer.data(), extents.size(), T(0));
       has_grad = true;
     }
     return grad_buffer.data();
