@@ -2,22 +2,26 @@
 """report.py -- turns Google Benchmark JSON from the B1-B5 programs into the README's ratio table.
 
 Usage: bash scripts/bench (builds, runs and prints), or by hand:
-       for b in build/bench/benchmarks/bench_b*; do
-         $b --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
-            --benchmark_report_aggregates_only=true --benchmark_format=json > $(basename $b).json
-       done
-       python3 benchmarks/report.py bench_*.json
-Names follow <case>/<variant>/<size>; ratios pair variants of the same case and size, all
-measured in the same run (CPU time). On a shared machine, interleaved repetitions and their
-median keep drifting load from favouring one variant; the median is used when present.
+       python3 benchmarks/report.py RUN_DIR... (each holding one run's bench_b*.json)
+       python3 benchmarks/report.py FILE.json... (all one run)
+Names follow <case>/<variant>/<size>. Within a run, a variant's time is the median of its
+interleaved repetitions (CPU time), and every ratio pairs variants of that run; each cell of
+the table is the median over runs, so one run disturbed by load on a shared machine does not
+decide a ratio.
 """
 import json
+import os
+import statistics
 import sys
 from collections import defaultdict
 
+VARIANTS = ("handwritten", "fused", "tape_fused", "taped")
+RATIOS = (("fused", "handwritten"), ("tape_fused", "fused"), ("taped", "handwritten"))
 
-def main(paths):
-    times = defaultdict(dict)  # (case, size) -> variant -> cpu ns
+
+def read_run(paths):
+    """(case, size) -> variant -> CPU ns, for one run's JSON files."""
+    times = defaultdict(dict)
     from_median = set()
     for path in paths:
         with open(path) as f:
@@ -35,24 +39,48 @@ def main(paths):
                 if median:
                     from_median.add((key, variant))
                 times[key][variant] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
+    return times
 
-    def ratio(row, a, b):
-        return f"{row[a] / row[b]:.2f}" if a in row and b in row else ""
 
+def per_node(row):
+    """B4 on scalar tensors: taped is 8 nodes, tape_fused 1."""
+    if all(v in row for v in ("taped", "tape_fused", "handwritten")):
+        return (row["taped"] - row["handwritten"]) / 8, (row["taped"] - row["tape_fused"]) / 7
+    return None
+
+
+def main(args):
+    runs = []
+    loose = [a for a in args if not os.path.isdir(a)]
+    if loose:
+        runs.append(read_run(loose))
+    for d in sorted(a for a in args if os.path.isdir(a)):
+        runs.append(read_run(os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".json")))
+    keys = sorted({k for run in runs for k in run})
+
+    def median_of(values):
+        return statistics.median(values) if values else None
+
+    print(f"Medians over {len(runs)} run(s).\n")
     print("| case | N | hand-written | fused | tape_fused | taped | fused / hand | tape_fused / fused | taped / hand |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for (case, size), row in sorted(times.items()):
-        def t(v):
-            return f"{row[v] / 1e3:.2f} µs" if v in row else ""
-        print(f"| {case} | {size} | {t('handwritten')} | {t('fused')} | {t('tape_fused')} | {t('taped')} | "
-              f"{ratio(row, 'fused', 'handwritten')} | {ratio(row, 'tape_fused', 'fused')} | "
-              f"{ratio(row, 'taped', 'handwritten')} |")
-    b4 = times.get(("B4", 1), {})
-    if "taped" in b4 and "tape_fused" in b4 and "handwritten" in b4:  # taped: 8 nodes, tape_fused: 1
-        print(f"\nTaped per-node overhead (B4): {(b4['taped'] - b4['handwritten']) / 8:.0f} ns all-in "
-              f"((taped - hand-written) / 8: also the iteration's fixed costs, zero_grad, backward set-up, "
-              f"reading grads); {(b4['taped'] - b4['tape_fused']) / 7:.0f} ns per extra node "
-              f"((taped - tape_fused) / 7)")
+    for key in keys:
+        rows = [run[key] for run in runs if key in run]
+        time = {v: median_of([r[v] for r in rows if v in r]) for v in VARIANTS}
+        ratio = {(a, b): median_of([r[a] / r[b] for r in rows if a in r and b in r]) for a, b in RATIOS}
+        t = lambda v: f"{time[v] / 1e3:.2f} µs" if time[v] is not None else ""
+        q = lambda p: f"{ratio[p]:.2f}" if ratio[p] is not None else ""
+        print(f"| {key[0]} | {key[1]} | {t('handwritten')} | {t('fused')} | {t('tape_fused')} | {t('taped')} | "
+              + " | ".join(q(p) for p in RATIOS) + " |")
+    nodes = [per_node(run[("B4", 1)]) for run in runs if ("B4", 1) in run]
+    nodes = [n for n in nodes if n]
+    if nodes:
+        all_in = median_of([n[0] for n in nodes])
+        extra = median_of([n[1] for n in nodes])
+        print(f"\nTaped per-node overhead (B4): {all_in:.0f} ns all-in ((taped - hand-written) / 8: also the "
+              f"iteration's fixed costs, zero_grad, backward set-up, reading grads); {extra:.0f} ns per extra "
+              f"node ((taped - tape_fused) / 7); per run: "
+              + ", ".join(f"{a:.0f}/{e:.0f}" for a, e in nodes))
 
 
 if __name__ == "__main__":

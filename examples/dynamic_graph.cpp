@@ -6,8 +6,9 @@
 namespace fg = fusegrad;
 
 int main() {
-  const fg::Tensor x = fg::Tensor::from({0.1, 0.4, 0.7, 1.0}, {4});  // data: takes no gradient
-  const fg::Tensor y = fg::Tensor::from({1.2, 1.8, 2.4, 3.1}, {4});
+  // Data: a ConstTensor's type says it takes no gradient, so fused nodes compile no VJP for it.
+  const fg::ConstTensor x(fg::Tensor::from({0.1, 0.4, 0.7, 1.0}, {4}));
+  const fg::ConstTensor y(fg::Tensor::from({1.2, 1.8, 2.4, 3.1}, {4}));
   fg::Tensor w = fg::Tensor::scalar(0.5).requires_grad_();  // parameters
   fg::Tensor b = fg::Tensor::scalar(0.0).requires_grad_();
 
