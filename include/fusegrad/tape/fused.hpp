@@ -188,8 +188,8 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  // The output's extents as a flat array; N = 1 for one element, which Eigen then handles
-  // as a fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
+  // Output-sized memory as a flat array; N = 1 for one element, which Eigen then handles as
+  // a fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
   template <int N = Eigen::Dynamic>
   [[nodiscard]] Eigen::Map<Eigen::Array<T, N, 1>> map(T* p) const {
     return {p, static_cast<Eigen::Index>(this->extents.size())};
