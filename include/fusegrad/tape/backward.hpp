@@ -53,10 +53,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   // Everything that can make a node refuse to run (freed by an earlier backward, an input
   // changed in place) is checked before any gradient moves, so such a backward changes nothing.
   for (node<T>* n : visited) {
-    if (n->released)
-      throw graph_error("fusegrad: part of the graph (" + n->name() +
-                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
-                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+    if (n->released) throw freed_graph_error(n->name());
     n->check_runnable();
   }
 

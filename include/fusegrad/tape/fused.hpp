@@ -271,10 +271,7 @@ class fused_node final : public node<typename E::value_type> {
 
   // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
   void check_versions(const char* what) const {
-    if (!expr_)
-      throw graph_error("fusegrad: part of the graph (" + name() +
-                        ") was freed by an earlier backward; pass retain_graph=true to the first backward "
-                        "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+    if (!expr_) throw freed_graph_error(name());
     for (const auto& [leaf, version] : versions_)
       if (leaf->storage->version != version)
         throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +

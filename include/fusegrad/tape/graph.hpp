@@ -186,6 +186,13 @@ struct node : ref_counted {
   virtual void settle_value() = 0;
 };
 
+// What backward through a part of the graph that an earlier backward freed throws.
+inline graph_error freed_graph_error(const std::string& node_name) {
+  return graph_error("fusegrad: part of the graph (" + node_name +
+                     ") was freed by an earlier backward; pass retain_graph=true to the first backward "
+                     "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+}
+
 template <Scalar T>
 tensor_impl<T>::~tensor_impl() {
   if (grad_fn && grad_fn->output == this) {
