@@ -19,6 +19,12 @@ using fg::Extents;
 using fg::test::expect_array_near;
 using fg::test::expect_error;
 
+// Every tensor class is a leaf the bridge records by handle, subclasses included; an
+// expression over tensors is not one.
+static_assert(fg::detail::is_tensor_v<fg::Tensor> && fg::detail::is_tensor_v<fg::FloatTensor>);
+static_assert(fg::detail::is_tensor_v<fg::ScalarTensor> && fg::detail::is_tensor_v<fg::ConstTensor>);
+static_assert(!fg::detail::is_tensor_v<decltype(fg::Tensor() * fg::Tensor())> && !fg::detail::is_tensor_v<double>);
+
 template <class T>
 class TensorTyped : public ::testing::Test {
  protected:

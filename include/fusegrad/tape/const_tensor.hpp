@@ -41,9 +41,4 @@ using ConstTensor = BasicConstTensor<double>;
 /// A constant tensor of floats.
 using FloatConstTensor = BasicConstTensor<float>;
 
-namespace detail {
-template <class T>
-inline constexpr bool is_tensor_v<BasicConstTensor<T>> = true;
-}  // namespace detail
-
 }  // namespace fusegrad

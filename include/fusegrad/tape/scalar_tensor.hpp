@@ -62,9 +62,4 @@ using ScalarTensor = BasicScalarTensor<double>;
 /// A scalar tensor of floats.
 using FloatScalarTensor = BasicScalarTensor<float>;
 
-namespace detail {
-template <class T>
-inline constexpr bool is_tensor_v<BasicScalarTensor<T>> = true;
-}  // namespace detail
-
 }  // namespace fusegrad

@@ -29,10 +29,13 @@ template <Scalar T>
 class BasicTensor;
 
 namespace detail {
+// is_tensor_v<E>: E is a tensor handle: BasicTensor or a class derived from it (ScalarTensor,
+// ConstTensor). One rule, so that a new subclass is a tensor without being registered.
 template <class E>
 inline constexpr bool is_tensor_v = false;
-template <class T>
-inline constexpr bool is_tensor_v<BasicTensor<T>> = true;
+template <class E>
+  requires Scalar<typename E::value_type>
+inline constexpr bool is_tensor_v<E> = std::is_base_of_v<BasicTensor<typename E::value_type>, E>;
 }  // namespace detail
 
 /// A tensor of the dynamic layer: a handle (copies share values, gradient and graph node)
