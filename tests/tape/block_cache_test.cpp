@@ -1,5 +1,6 @@
 // tape/block_cache_test.cpp -- large tensor blocks are recycled per thread, within a limit, and never assumed clean.
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,20 @@ TEST_F(BlockCache, AFreedBlockServesTheNextTensorOfItsSize) {
   EXPECT_EQ(again.data(), first);
   EXPECT_EQ(fg::cached_memory_bytes(), 0u);
   EXPECT_EQ(again.eigen().sum(), double(big));  // recycled, then written: no stale values
+}
+
+// Heap values start on a cache line, fresh or recycled, so vector loads never split lines.
+TEST_F(BlockCache, HeapValuesAndGradientsAreCacheLineAligned) {
+  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
+  for (const std::size_t n : {std::size_t(5), std::size_t(1000), big}) {
+    fg::Tensor x = fg::Tensor::ones({n}).requires_grad_();
+    fg::Tensor loss = fg::sum(x * x);
+    loss.backward();
+    EXPECT_TRUE(aligned(x.data())) << n;
+    EXPECT_TRUE(aligned(x.grad().data())) << n;
+  }
+  const fg::Tensor recycled = fg::Tensor::zeros({big});  // a block the loop above gave back
+  EXPECT_TRUE(aligned(recycled.data()));
 }
 
 TEST_F(BlockCache, SmallTensorsAndFarLargerBlocksAreNotCached) {

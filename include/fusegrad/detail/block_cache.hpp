@@ -9,6 +9,12 @@
 
 namespace fusegrad::detail {
 
+// Heap blocks of values are aligned to a cache line, so that a vector load of any width
+// never straddles two lines (malloc's 16-byte alignment splits every other 32-byte load).
+inline constexpr std::align_val_t values_alignment{64};
+inline void* allocate_values(std::size_t bytes) { return ::operator new(bytes, values_alignment); }
+inline void free_values(void* p) noexcept { ::operator delete(p, values_alignment); }
+
 // Large blocks (the values and gradients of big tensors), recycled per thread. Memory
 // fresh from the system costs a page fault per 4 KiB on first touch; for a taped
 // operation on a million elements that costs more than the operation itself, and an
@@ -22,7 +28,7 @@ class block_cache {
   // A block of at least `bytes` bytes; `bytes` is updated to the block's real size.
   static void* allocate(std::size_t& bytes) {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
-    if (!cache) return ::operator new(bytes);
+    if (!cache) return allocate_values(bytes);
     auto& c = *cache;
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
     // blocks would hold memory nobody uses.
@@ -32,7 +38,7 @@ class block_cache {
       if (size >= bytes && size <= bytes + bytes / 4 && (best == c.blocks.size() || size < c.blocks[best].bytes))
         best = k;
     }
-    if (best == c.blocks.size()) return ::operator new(bytes);
+    if (best == c.blocks.size()) return allocate_values(bytes);
     const block found = c.blocks[best];
     c.blocks[best] = c.blocks.back();
     c.blocks.pop_back();
@@ -43,19 +49,19 @@ class block_cache {
   static void deallocate(void* p, std::size_t bytes) noexcept {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
     if (!cache) {
-      ::operator delete(p);
+      free_values(p);
       return;
     }
     auto& c = *cache;
     if (c.cached + bytes > c.limit) {
-      ::operator delete(p);
+      free_values(p);
       return;
     }
     try {
       c.blocks.push_back({p, bytes});
       c.cached += bytes;
     } catch (...) {  // no room to remember it: give it back
-      ::operator delete(p);
+      free_values(p);
     }
   }
   // Gives every cached block of this thread back to the system.
@@ -84,7 +90,7 @@ class block_cache {
     std::size_t cached = 0;
     std::size_t limit = std::size_t(256) << 20;
     void clear() noexcept {
-      for (const block& b : blocks) ::operator delete(b.p);
+      for (const block& b : blocks) free_values(b.p);
       blocks.clear();
       cached = 0;
     }

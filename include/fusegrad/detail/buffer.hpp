@@ -71,7 +71,7 @@ class small_buffer {
     } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
       free_heap();
       std::size_t bytes = n * sizeof(T);
-      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : ::operator new(bytes);
+      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : allocate_values(bytes);
       data_ = static_cast<T*>(p);
       capacity_bytes_ = bytes;
     }
@@ -84,7 +84,7 @@ class small_buffer {
     if (capacity_bytes_ >= block_cache::min_bytes)
       block_cache::deallocate(data_, capacity_bytes_);
     else
-      ::operator delete(data_);
+      free_values(data_);
     capacity_bytes_ = 0;
   }
 
