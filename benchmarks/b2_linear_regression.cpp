@@ -51,8 +51,8 @@ void fused(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(d.x.size());
   fg::Var<double, fg::Shape<>> b(0.3), w(0.1);
   fg::Const<double, fg::Shape<fg::dyn>, fg::view> x(d.x.data(), {n}), y(d.y.data(), {n});
-  const auto loss = fg::mean(fg::square(b + w * x - y));
   for (auto _ : state) {
+    const auto loss = fg::mean(fg::square(b + w * x - y));
     auto [value, db, dw] = fg::value_and_grad(loss, b, w);
     benchmark::DoNotOptimize(value);
     benchmark::DoNotOptimize(db);
