@@ -127,6 +127,21 @@ using total_of_expr = decltype(fg::sum(fg::exp(lvalue<x23>())));
 static_assert(std::is_same_v<decltype(total_of_expr::args), std::tuple<from_lvalue>>,
               "materialised nodes: expression by value");
 
+// --- leaf types, and the graphs whose whole sweep is inlined into the caller -------------------------
+using scalar = V<Shape<>>;
+using b4 = decltype(lvalue<scalar>() * lvalue<scalar>() + fg::sin(lvalue<scalar>()) * 2.0);
+static_assert(std::is_same_v<fg::leaf_types_t<b4>, boost::mp11::mp_list<scalar, scalar, scalar, C<Shape<>>>>,
+              "one leaf type per occurrence, left to right; a number is a scalar Const");
+static_assert(std::is_same_v<fg::leaf_types_t<decltype(fg::sum(lvalue<x31>() * lvalue<y4>() - 1.0, fg::axes<0>))>,
+                             boost::mp11::mp_list<x31, y4, C<Shape<>>>>,
+              "through materialised nodes too");
+static_assert(fg::detail::one_element_graph_v<b4> &&
+                  fg::detail::one_element_graph_v<decltype(fg::sum(lvalue<V<Shape<1, 1>>>()))>,
+              "every leaf holds one value");
+static_assert(!fg::detail::one_element_graph_v<total> &&
+                  !fg::detail::one_element_graph_v<decltype(lvalue<scalar>() * lvalue<V<Shape<dyn>>>())>,
+              "a leaf of several (or of a run-time number of) values");
+
 // --- what eval, value_and_grad and vjp return -------------------------------------------------------
 static_assert(std::is_same_v<decltype(fg::eval(lvalue<total>())), double>, "a rank-0 value is a scalar");
 static_assert(std::is_same_v<decltype(fg::eval(lvalue<from_lvalue>())), fg::storage_t<double, Shape<2, 3>>>,

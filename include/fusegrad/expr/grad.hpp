@@ -11,6 +11,7 @@
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
+#include <fusegrad/expr/visit.hpp>
 
 namespace fusegrad {
 
@@ -81,7 +82,8 @@ struct var_sinks {
 // loop, each block evaluated and differentiated in one visit. Returns the root's value.
 template <class E, class Sinks>
   requires(E::kind == node_kind::materialized && LinearFullReduction<typename E::op>)
-typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks, typename E::value_type upstream) {
+[[gnu::always_inline]] inline typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks,
+                                                                      typename E::value_type upstream) {
   using T = typename E::value_type;
   using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
   const X& chain = std::get<0>(expr.args);
@@ -101,8 +103,8 @@ typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks, typename E:
 // The reverse sweep from `upstream` (shaped like the root, or a single value); the root's
 // values, shaped `extents`, go to consume(block, offset) (store_values, discard_values).
 template <class E, class Sinks, class U, class Consume>
-void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& upstream, const Extents& upstream_extents,
-                Consume&& consume) {
+[[gnu::always_inline]] inline void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& upstream,
+                                              const Extents& upstream_extents, Consume&& consume) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
   sweep_state<E, S> state(expr, extents, sinks);
@@ -122,7 +124,8 @@ void sweep_back(const E& expr, const Extents& extents, Sinks& sinks, const U& up
 
 // The reverse sweep, returning the root's values (a storage_t of the root's shape).
 template <class E, class Sinks, class U>
-auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents& upstream_extents) {
+[[gnu::always_inline]] inline auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream,
+                                                 const Extents& upstream_extents) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
   if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> && std::is_same_v<U, T>) {
@@ -139,6 +142,39 @@ auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream, const Extents
 template <class V>
 inline constexpr bool is_variable_v = Variable<V>;
 
+// Where the sweep is compiled. For a graph whose leaves all hold one value (B4), routing each
+// leaf's gradient to its var costs as much as the sweep, unless the compiler sees which leaf is
+// which var: in the caller. So value_and_grad and the sweep's drivers (reverse_sweep,
+// sweep_back, reduce_and_sweep, run_segment) are always inlined, and such a graph is swept in
+// the caller; any other graph goes through value_and_grad_shared, one function per expression
+// type, whose call its loops dwarf.
+template <class L>
+using holds_one_value = std::bool_constant<static_size_v<typename L::static_shape> == 1>;
+template <class E>
+inline constexpr bool one_element_graph_v = boost::mp11::mp_all_of<leaf_types_t<E>, holds_one_value>::value;
+
+// value_and_grad's work: inlined into value_and_grad_shared, or into the caller.
+template <class E, class... Vars>
+[[gnu::always_inline]] inline auto value_and_grad_body(const E& f, const Vars&... vars) {
+  using T = typename E::value_type;
+  if constexpr (std::is_same_v<typename E::static_shape, AnyShape>) {
+    if (f.extents().size() != 1)
+      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
+                        ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
+  }
+  var_sinks<Vars...> sinks(vars...);
+  const auto value = reverse_sweep(f, sinks, T(1), Extents{});
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<T, grad_t<Vars>...>(value[0], sinks.template result<I>()...);
+  }
+  (std::index_sequence_for<Vars...>{});
+}
+
+template <class E, class... Vars>
+auto value_and_grad_shared(const E& f, const Vars&... vars) {
+  return value_and_grad_body(f, vars...);
+}
+
 }  // namespace detail
 
 /// The value of a scalar expression and its gradient with respect to each var, in one
@@ -146,9 +182,8 @@ inline constexpr bool is_variable_v = Variable<V>;
 /// is shaped like its var (a scalar for Shape<> vars). No tape; for static shapes, no heap.
 /// Example: examples/static_gradient.cpp.
 template <Differentiable E, class... Vars>
-[[nodiscard]] auto value_and_grad(const E& f, const Vars&... vars) {
+[[nodiscard, gnu::always_inline]] inline auto value_and_grad(const E& f, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
-  using T = typename node::value_type;
   static_assert(sizeof...(Vars) > 0, "fusegrad::value_and_grad(f, vars...): name at least one var");
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var; a Const or an "
@@ -157,23 +192,16 @@ template <Differentiable E, class... Vars>
       std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
       "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
       "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
-  if constexpr (std::is_same_v<typename node::static_shape, AnyShape>) {
-    if (f.extents().size() != 1)
-      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
-                        ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
-  }
-  detail::var_sinks<Vars...> sinks(vars...);
-  const auto value = detail::reverse_sweep(f, sinks, T(1), Extents{});
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple<T, detail::grad_t<Vars>...>(value[0], sinks.template result<I>()...);
-  }
-  (std::index_sequence_for<Vars...>{});
+  if constexpr (detail::one_element_graph_v<node>)
+    return detail::value_and_grad_body(f, vars...);
+  else
+    return detail::value_and_grad_shared(f, vars...);
 }
 
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
 /// for several: `auto dx = fg::grad(f, x);`, `auto [dx, dy] = fg::grad(f, x, y);`.
 template <Differentiable E, class... Vars>
-[[nodiscard]] auto grad(const E& f, const Vars&... vars) {
+[[nodiscard, gnu::always_inline]] inline auto grad(const E& f, const Vars&... vars) {
   auto all = value_and_grad(f, vars...);
   if constexpr (sizeof...(Vars) == 1) {
     return std::get<1>(std::move(all));

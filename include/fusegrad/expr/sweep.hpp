@@ -85,9 +85,11 @@ struct sweep_state;
 // With Known, `known` holds the root's values from an earlier pass and the root reads them
 // instead of recomputing (a materialised operand's backward sweep). A template parameter,
 // not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
+// Always inlined, like the drivers in grad.hpp: see the note there on where the sweep is compiled.
 template <class Segment, bool Known = false, class State, class Consume, class Upstream = std::nullptr_t>
-void run_segment(State& state, const Extents& segment, Consume&& consume, Upstream* upstream = nullptr,
-                 const typename State::value_type* known = nullptr) {
+[[gnu::always_inline]] inline void run_segment(State& state, const Extents& segment, Consume&& consume,
+                                               Upstream* upstream = nullptr,
+                                               const typename State::value_type* known = nullptr) {
   using T = typename State::value_type;
   constexpr Eigen::Index B = block_length;
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/binary_expr.hpp>
 #include <fusegrad/expr/materialized_expr.hpp>
@@ -104,5 +106,38 @@ constexpr std::size_t leaf_count() {
     return leaf_count<typename E::lhs_type, OnlyGradLeaves>() + leaf_count<typename E::rhs_type, OnlyGradLeaves>();
   }
 }
+
+namespace detail {
+template <class E>
+struct leaf_types_of;
+}  // namespace detail
+
+/// The leaf types of an expression, one per leaf occurrence, left to right (an mp_list).
+template <class E>
+using leaf_types_t = typename detail::leaf_types_of<E>::type;
+
+namespace detail {
+template <class E>
+  requires(E::kind == node_kind::leaf)
+struct leaf_types_of<E> {
+  using type = boost::mp11::mp_list<E>;
+};
+template <class E>
+  requires(E::kind == node_kind::materialized)
+struct leaf_types_of<E> {
+  using type =
+      boost::mp11::mp_apply<boost::mp11::mp_append, boost::mp11::mp_transform<leaf_types_t, typename E::operand_types>>;
+};
+template <class E>
+  requires(E::kind == node_kind::elementwise && is_unary_expr_v<E>)
+struct leaf_types_of<E> {
+  using type = leaf_types_t<typename E::operand>;
+};
+template <class E>
+  requires(E::kind == node_kind::elementwise && !is_unary_expr_v<E>)
+struct leaf_types_of<E> {
+  using type = boost::mp11::mp_append<leaf_types_t<typename E::lhs_type>, leaf_types_t<typename E::rhs_type>>;
+};
+}  // namespace detail
 
 }  // namespace fusegrad
