@@ -49,17 +49,20 @@ TEST_F(BlockCache, AFreedBlockServesTheNextTensorOfItsSize) {
   EXPECT_EQ(again.eigen().sum(), double(big));  // recycled, then written: no stale values
 }
 
-// Heap values start on a cache line, fresh or recycled, so vector loads never split lines.
-TEST_F(BlockCache, HeapValuesAndGradientsAreCacheLineAligned) {
+// Heap values of 1 KiB and up start on a cache line, fresh or recycled.
+TEST_F(BlockCache, HeapValuesAndGradientsOfAKibibyteAndUpAreCacheLineAligned) {
   auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
-  for (const std::size_t n : {std::size_t(5), std::size_t(1000), big}) {
+  for (const std::size_t n : {std::size_t(128), std::size_t(1000), big}) {
     fg::Tensor x = fg::Tensor::ones({n}).requires_grad_();
     fg::Tensor loss = fg::sum(x * x);
     loss.backward();
     EXPECT_TRUE(aligned(x.data())) << n;
     EXPECT_TRUE(aligned(x.grad().data())) << n;
   }
-  const fg::Tensor recycled = fg::Tensor::zeros({big});  // a block the loop above gave back
+  ASSERT_GT(fg::cached_memory_bytes(), 0u);  // the loop gave big blocks back
+  const std::size_t cached = fg::cached_memory_bytes();
+  const fg::Tensor recycled = fg::Tensor::zeros({big});
+  EXPECT_LT(fg::cached_memory_bytes(), cached);  // it took one of them
   EXPECT_TRUE(aligned(recycled.data()));
 }
 

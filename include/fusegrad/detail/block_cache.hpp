@@ -9,11 +9,20 @@
 
 namespace fusegrad::detail {
 
-// Heap blocks of values are aligned to a cache line, so that a vector load of any width
-// never straddles two lines (malloc's 16-byte alignment splits every other 32-byte load).
+// Heap blocks of values of 1 KiB and up start on a cache line, so that vector loads at whole-
+// vector offsets from the start never straddle two lines (malloc's 16-byte alignment splits
+// every other 32-byte load). Smaller blocks take malloc's fast path: aligned allocation skips it.
+inline constexpr std::size_t aligned_from_bytes = 1024;
 inline constexpr std::align_val_t values_alignment{64};
-inline void* allocate_values(std::size_t bytes) { return ::operator new(bytes, values_alignment); }
-inline void free_values(void* p) noexcept { ::operator delete(p, values_alignment); }
+inline void* allocate_values(std::size_t bytes) {
+  return bytes >= aligned_from_bytes ? ::operator new(bytes, values_alignment) : ::operator new(bytes);
+}
+inline void free_values(void* p, std::size_t bytes) noexcept {
+  if (bytes >= aligned_from_bytes)
+    ::operator delete(p, values_alignment);
+  else
+    ::operator delete(p);
+}
 
 // Large blocks (the values and gradients of big tensors), recycled per thread. Memory
 // fresh from the system costs a page fault per 4 KiB on first touch; for a taped
@@ -49,19 +58,19 @@ class block_cache {
   static void deallocate(void* p, std::size_t bytes) noexcept {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
     if (!cache) {
-      free_values(p);
+      free_values(p, bytes);
       return;
     }
     auto& c = *cache;
     if (c.cached + bytes > c.limit) {
-      free_values(p);
+      free_values(p, bytes);
       return;
     }
     try {
       c.blocks.push_back({p, bytes});
       c.cached += bytes;
     } catch (...) {  // no room to remember it: give it back
-      free_values(p);
+      free_values(p, bytes);
     }
   }
   // Gives every cached block of this thread back to the system.
@@ -90,7 +99,7 @@ class block_cache {
     std::size_t cached = 0;
     std::size_t limit = std::size_t(256) << 20;
     void clear() noexcept {
-      for (const block& b : blocks) free_values(b.p);
+      for (const block& b : blocks) free_values(b.p, b.bytes);
       blocks.clear();
       cached = 0;
     }

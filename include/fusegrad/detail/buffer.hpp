@@ -84,7 +84,7 @@ class small_buffer {
     if (capacity_bytes_ >= block_cache::min_bytes)
       block_cache::deallocate(data_, capacity_bytes_);
     else
-      free_values(data_);
+      free_values(data_, capacity_bytes_);
     capacity_bytes_ = 0;
   }
 
