@@ -72,14 +72,13 @@ def main(args):
         q = lambda p: f"{ratio[p]:.2f}" if ratio[p] is not None else ""
         print(f"| {key[0]} | {key[1]} | {t('handwritten')} | {t('fused')} | {t('tape_fused')} | {t('taped')} | "
               + " | ".join(q(p) for p in RATIOS) + " |")
-    # Variants outside the table (B1 fused_static, B4 fused_prebuilt, libtorch), against hand-written.
+    # Variants outside the table (B1 fused_static, B4 fused_prebuilt), against hand-written.
     others = sorted({(key, v) for run in runs for key in run for v in run[key] if v not in VARIANTS + ("forward",)})
     cells = []
     for key, v in others:
         r = median_of([run[key][v] / run[key]["handwritten"] for run in runs
                        if v in run.get(key, {}) and "handwritten" in run[key]])
-        if r is not None:
-            cells.append(f"{key[0]}/{v}/{key[1]} {r:.2f}")
+        cells.append(f"{key[0]}/{v}/{key[1]} " + (f"{r:.2f}" if r is not None else "n/a (no hand-written time)"))
     if cells:
         print("\nOther variants / hand-written: " + "; ".join(cells))
     nodes = [per_node(run[("B4", 1)]) for run in runs if ("B4", 1) in run]
