@@ -135,6 +135,9 @@ static_assert(std::is_same_v<fg::leaf_types_t<b4>, boost::mp11::mp_list<scalar, 
 static_assert(std::is_same_v<fg::leaf_types_t<decltype(fg::sum(lvalue<x31>() * lvalue<y4>() - 1.0, fg::axes<0>))>,
                              boost::mp11::mp_list<x31, y4, C<Shape<>>>>,
               "through materialised nodes too");
+static_assert(fg::leaf_count<b4>() == 4 && fg::leaf_count<b4, true>() == 3, "leaf occurrences; those taking gradients");
+using on_tensors = decltype(fg::Tensor() * fg::ConstTensor() + fg::ScalarTensor(1.0));
+static_assert(fg::leaf_count<on_tensors>() == 3 && fg::leaf_count<on_tensors, true>() == 2, "a ConstTensor takes none");
 static_assert(fg::detail::one_element_graph_v<b4> &&
                   fg::detail::one_element_graph_v<decltype(fg::sum(lvalue<V<Shape<1, 1>>>()))>,
               "every leaf holds one value");

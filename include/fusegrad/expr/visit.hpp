@@ -90,23 +90,6 @@ constexpr std::size_t operation_count() {
   }
 }
 
-/// How many leaf occurrences an expression holds (a leaf used twice counts twice); with
-/// OnlyGradLeaves, only those of leaves that take gradients (Var, Tensor; not Const).
-template <class E, bool OnlyGradLeaves = false>
-constexpr std::size_t leaf_count() {
-  if constexpr (E::kind == node_kind::leaf) {
-    return OnlyGradLeaves && !E::takes_grad ? 0 : 1;
-  } else if constexpr (E::kind == node_kind::materialized) {
-    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-      return (std::size_t{0} + ... + leaf_count<Xs, OnlyGradLeaves>());
-    }(typename E::operand_types{});
-  } else if constexpr (detail::is_unary_expr_v<E>) {
-    return leaf_count<typename E::operand, OnlyGradLeaves>();
-  } else {
-    return leaf_count<typename E::lhs_type, OnlyGradLeaves>() + leaf_count<typename E::rhs_type, OnlyGradLeaves>();
-  }
-}
-
 namespace detail {
 template <class E>
 struct leaf_types_of;
@@ -138,6 +121,19 @@ template <class E>
 struct leaf_types_of<E> {
   using type = boost::mp11::mp_append<leaf_types_t<typename E::lhs_type>, leaf_types_t<typename E::rhs_type>>;
 };
+
+template <class L>
+using takes_grad_t = std::bool_constant<L::takes_grad>;
 }  // namespace detail
+
+/// How many leaf occurrences an expression holds (a leaf used twice counts twice); with
+/// OnlyGradLeaves, only those of leaves that take gradients (Var, Tensor; not Const).
+template <class E, bool OnlyGradLeaves = false>
+constexpr std::size_t leaf_count() {
+  if constexpr (OnlyGradLeaves)
+    return boost::mp11::mp_count_if<leaf_types_t<E>, detail::takes_grad_t>::value;
+  else
+    return boost::mp11::mp_size<leaf_types_t<E>>::value;
+}
 
 }  // namespace fusegrad
