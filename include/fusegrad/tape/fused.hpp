@@ -102,13 +102,15 @@ class fused_node final : public node<typename E::value_type> {
   }();
 
   template <class X>
-  fused_node(X&& expr, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
+  fused_node(X&& expr, const Extents& extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
       : expr_(std::forward<X>(expr)), grad_leaves_(grad_leaves) {
+    this->extents = extents;
     for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
     edge<T>* out = edges_.data();
     for (tensor_impl<T>* input : grad_leaves)
       *out++ = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, input};
     this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.count);
+    flat_ = is_flat();
   }
 
   [[nodiscard]] std::string name() const override {
@@ -124,10 +126,16 @@ class fused_node final : public node<typename E::value_type> {
     return describe(*expr_, [this](const auto& leaf) { return leaf_name(leaf); });
   }
 
+  // A deferred value: computed later, so the leaves may have changed since recording.
   void compute_value(T* out) override {
     check_versions("its value");
+    evaluate(out);
+  }
+  // The value; without the version check, which the value at recording does not need.
+  void evaluate(T* out) const {
     if (!compute_flat(out)) evaluate_into(*expr_, this->extents, out);
-    if (anomaly_detection) check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
+    if (anomaly_detection) [[unlikely]]
+      check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
   }
 
   void check_runnable() const override { check_versions("its gradient"); }
@@ -199,19 +207,21 @@ class fused_node final : public node<typename E::value_type> {
     return {p, static_cast<Eigen::Index>(this->extents.size())};
   }
   // A single op whose operands all have the output's size: flat element-wise, nothing broadcast.
-  [[nodiscard]] bool flat() const {
+  [[nodiscard]] bool is_flat() const {
     const std::size_t n = this->extents.size();
     if constexpr (!single_op)
       return false;
     else if constexpr (is_unary_expr_v<E>)
-      return expr_->x.numel() == n;
+      return expr_->x.impl()->extents.size() == n;
     else
-      return expr_->lhs.numel() == n && expr_->rhs.numel() == n;
+      return expr_->lhs.impl()->extents.size() == n && expr_->rhs.impl()->extents.size() == n;
   }
+  // The values of a leaf of the expression (defined: fused() checked it).
+  static const T* values_of(const BasicTensor<T>& leaf) { return leaf.impl()->data(); }
   // The value of a flat single op, straight from the op spec; false when the sweep must run.
   bool compute_flat(T* out) const {
     if constexpr (single_op) {
-      if (flat()) {
+      if (flat_) {
         if (this->extents.size() == 1)
           map<1>(out) = op_value<1>(*expr_);
         else
@@ -225,9 +235,9 @@ class fused_node final : public node<typename E::value_type> {
   auto op_value(const E& e) const {
     using Op = typename E::op;
     if constexpr (is_unary_expr_v<E>)
-      return Op::value(map<N>(e.x.data()));
+      return Op::value(map<N>(values_of(e.x)));
     else
-      return Op::value(map<N>(e.lhs.data()), map<N>(e.rhs.data()));
+      return Op::value(map<N>(values_of(e.lhs)), map<N>(values_of(e.rhs)));
   }
   // The VJP of a flat single op, into its operands' gradient destinations; false when the
   // sweep must run. The output values, when the VJP reads them, are recomputed into a
@@ -236,7 +246,7 @@ class fused_node final : public node<typename E::value_type> {
     if constexpr (!single_op) {
       return false;
     } else {
-      if (!flat()) return false;
+      if (!flat_) return false;
       if (this->extents.size() == 1)
         backward_single_op<1>(grad_output, sinks);
       else
@@ -260,24 +270,31 @@ class fused_node final : public node<typename E::value_type> {
       }
     }();
     if constexpr (is_unary_expr_v<E>) {
-      if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(e.x.data()), y);
+      if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(values_of(e.x)), y);
     } else {
-      const auto a = map<N>(e.lhs.data());
-      const auto b = map<N>(e.rhs.data());
+      const auto a = map<N>(values_of(e.lhs));
+      const auto b = map<N>(values_of(e.rhs));
       if (T* g = sinks.sink_for(e.lhs)) map<N>(g) += Op::vjp_lhs(dy, a, b, y);
       if (T* g = sinks.sink_for(e.rhs)) map<N>(g) += Op::vjp_rhs(dy, a, b, y);
     }
   }
 
   // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
+  // The check runs for every node of every backward; the messages are built out of line.
   void check_versions(const char* what) const {
-    if (!expr_) throw freed_graph_error(name());
+    if (!expr_) [[unlikely]]
+      throw_freed();
     for (const auto& [leaf, version] : versions_)
-      if (leaf->storage->version != version)
-        throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +
-                          " was modified in place after it was recorded (version " + std::to_string(version) +
-                          ", now " + std::to_string(leaf->storage->version) + "); " + what +
-                          " would be wrong. Modify a copy, or record the operation after the change");
+      if (leaf->storage->version != version) [[unlikely]]
+        throw_modified(leaf, version, what);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_freed() const { throw freed_graph_error(name()); }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint64_t version,
+                                                             const char* what) const {
+    throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +
+                      " was modified in place after it was recorded (version " + std::to_string(version) + ", now " +
+                      std::to_string(leaf->storage->version) + "); " + what +
+                      " would be wrong. Modify a copy, or record the operation after the change");
   }
 
   [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
@@ -291,6 +308,7 @@ class fused_node final : public node<typename E::value_type> {
   fixed_list<std::pair<tensor_impl<T>*, std::uint64_t>, capacity> versions_;
   std::array<edge<T>, grad_capacity> edges_;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
+  bool flat_ = false;      // is_flat(), decided at recording
 };
 
 }  // namespace detail
@@ -337,14 +355,13 @@ template <class E>
       detail::evaluate_into(expr, extents, result.storage->data);
       return out;
     }
-    auto node = detail::ref<detail::fused_node<node_type>>::make(std::forward<E>(expr), needing_grad, all);
-    node->extents = extents;
+    auto node = detail::ref<detail::fused_node<node_type>>::make(std::forward<E>(expr), extents, needing_grad, all);
     node->output = &result;
     if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
       node->defer_value();
       result.value_pending = true;
     } else
-      node->compute_value(result.storage->data);
+      node->evaluate(result.storage->data);
     result.grad_fn = std::move(node);
     result.requires_grad = true;
     return out;
