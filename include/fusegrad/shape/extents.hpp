@@ -85,11 +85,20 @@ void require_fits(const Extents& e, const char* what) {
                       to_string<S>());
 }
 
+namespace detail {
+constexpr Extents broadcast_unequal(const Extents& a, const Extents& b);
+}
+
 /// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
 /// Throws shape_error naming both shapes and the first axis that clashes.
 constexpr Extents broadcast(const Extents& a, const Extents& b) {
-  // The common cases first: they are most of what a fused sweep's shape checks cost.
+  // Equal extents, the common case (a tape of same-shaped tensors), stay inline.
   if (a == b) return a;
+  return detail::broadcast_unequal(a, b);
+}
+
+constexpr Extents detail::broadcast_unequal(const Extents& a, const Extents& b) {
+  // A scalar operand next: most of what a fused sweep's shape checks see.
   if (b.size() == 1 && b.rank() <= a.rank()) return a;
   if (a.size() == 1 && a.rank() <= b.rank()) return b;
   const std::size_t rank = std::max(a.rank(), b.rank());
