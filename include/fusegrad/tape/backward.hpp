@@ -29,8 +29,10 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   };
   thread_local scratch_lists scratch;
   auto& [stack, visited, ready, destinations] = scratch;
-  stack.assign(1, root.grad_fn.get());
-  visited.assign(1, root.grad_fn.get());
+  stack.clear();
+  stack.push_back(root.grad_fn.get());
+  visited.clear();
+  visited.push_back(root.grad_fn.get());
 
   // 1. Count, for each node, how many edges inside this graph lead to it.
   root.grad_fn->waiting = 0;
@@ -78,7 +80,8 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   first.grad_buffer.resize(root.extents.size());
   std::copy(seed, seed + root.extents.size(), first.grad_buffer.data());
   first.has_grad = true;
-  ready.assign(1, &first);
+  ready.clear();
+  ready.push_back(&first);
   // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
   // every node has run, so a failed backward leaves them as they were.

@@ -142,6 +142,15 @@ class fused_node final : public node<typename E::value_type> {
 
   // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
+    if constexpr (single_op) {
+      if (flat_) {  // most taped nodes: the op spec's VJP on flat maps
+        if (this->extents.size() == 1)
+          backward_single_op<1>(grad_output, input_grads);
+        else
+          backward_single_op(grad_output, input_grads);
+        return;
+      }
+    }
     const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
     if constexpr (deferrable) {
       // One value upstream of a sum or mean: forward and reverse share one loop.
@@ -149,10 +158,8 @@ class fused_node final : public node<typename E::value_type> {
       if (value_out) *value_out = value;
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
-      if (!backward_flat(grad_output, sinks)) {
-        const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
-        sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
-      }
+      const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
+      sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
     }
   }
 
@@ -239,36 +246,29 @@ class fused_node final : public node<typename E::value_type> {
     else
       return Op::value(map<N>(values_of(e.lhs)), map<N>(values_of(e.rhs)));
   }
-  // The VJP of a flat single op, into its operands' gradient destinations; false when the
-  // sweep must run. The output values, when the VJP reads them, are recomputed into a
-  // buffer (once, not once per use).
-  bool backward_flat(const T* grad_output, const tensor_sinks<T>& sinks) const {
-    if constexpr (!single_op) {
-      return false;
-    } else {
-      if (!flat_) return false;
-      if (this->extents.size() == 1)
-        backward_single_op<1>(grad_output, sinks);
-      else
-        backward_single_op(grad_output, sinks);
-      return true;
-    }
-  }
+  // The VJP of a flat single op, added into its operands' gradient destinations. The output
+  // values, when the VJP reads them, are recomputed (once, not once per use): into a
+  // register for one element, else into a buffer.
   template <int N = Eigen::Dynamic>
-  void backward_single_op(const T* grad_output, const tensor_sinks<T>& sinks) const {
+  void backward_single_op(const T* grad_output, std::span<T* const> input_grads) const {
     using Op = typename E::op;
     const E& e = *expr_;
     const auto dy = map<N>(grad_output);
-    small_buffer<T> kept;
-    auto y = [&] {
-      if constexpr (needs_output(Op::needs)) {
-        kept.resize(this->extents.size());
-        map<N>(kept.data()) = op_value<N>(e);
-        return map<N>(static_cast<const T*>(kept.data()));
-      } else {
-        return op_value<N>(e);  // never evaluated: the VJP does not read it
-      }
-    }();
+    if constexpr (!needs_output(Op::needs)) {
+      add_operand_vjps<N>(e, dy, op_value<N>(e), input_grads);  // y is never evaluated
+    } else if constexpr (N == 1) {
+      const Eigen::Array<T, 1, 1> y = op_value<1>(e);
+      add_operand_vjps<1>(e, dy, y, input_grads);
+    } else {
+      small_buffer<T> kept(this->extents.size());
+      map<N>(kept.data()) = op_value<N>(e);
+      add_operand_vjps<N>(e, dy, map<N>(static_cast<const T*>(kept.data())), input_grads);
+    }
+  }
+  template <int N, class Dy, class Y>
+  void add_operand_vjps(const E& e, const Dy& dy, const Y& y, std::span<T* const> input_grads) const {
+    using Op = typename E::op;
+    const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
     if constexpr (is_unary_expr_v<E>) {
       if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(values_of(e.x)), y);
     } else {
