@@ -1,8 +1,10 @@
 // bench_common.hpp -- shared inputs for the B1-B5 benchmark cases (DESIGN.md), seeded and reproducible.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -16,6 +18,11 @@ inline Eigen::ArrayXd uniform(Eigen::Index n, double lo, double hi, std::uint32_
   for (auto& v : out) v = dist(gen);
   return out;
 }
+
+/// The fastest of a benchmark's repetitions, as the statistic "min" (ComputeStatistics): a
+/// shared machine's load only ever adds time, so on sub-microsecond cases it is the steadiest
+/// estimate of what the code itself costs. report.py prints it beside the median.
+inline double fastest(const std::vector<double>& times) { return *std::min_element(times.begin(), times.end()); }
 
 /// Bytes per element touched, for Google Benchmark's bytes_per_second counter.
 inline constexpr double bytes_per_double = sizeof(double);

@@ -51,9 +51,9 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       ++e.fn->waiting;
     }
   }
+  for (node<T>* n : visited) n->has_grad = false;
   // Everything that can make a node refuse to run (freed by an earlier backward, an input
   // changed in place) is checked before any gradient moves, so such a backward changes nothing.
-  for (node<T>* n : visited) n->has_grad = false;
   for (node<T>* n : visited) {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name());
