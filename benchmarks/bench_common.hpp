@@ -20,8 +20,8 @@ inline Eigen::ArrayXd uniform(Eigen::Index n, double lo, double hi, std::uint32_
 }
 
 /// The fastest of a benchmark's repetitions, as the statistic "min" (ComputeStatistics): a
-/// shared machine's load only ever adds time, so on sub-microsecond cases it is the steadiest
-/// estimate of what the code itself costs. report.py prints it beside the median.
+/// shared machine's load only ever adds time, so it bounds what the code itself costs from
+/// above with the least load in it. report.py prints it beside the median.
 inline double fastest(const std::vector<double>& times) { return *std::min_element(times.begin(), times.end()); }
 
 /// Bytes per element touched, for Google Benchmark's bytes_per_second counter.

@@ -5,9 +5,9 @@ Usage: bash scripts/bench (builds, runs and prints), or by hand:
        python3 benchmarks/report.py RUN_DIR... (each holding one run's bench_b*.json)
        python3 benchmarks/report.py FILE.json... (all one run)
 Names follow <case>/<variant>/<size>. Within a run, a variant's time is the median of its
-interleaved repetitions (CPU time), and every ratio pairs variants of that run; each cell of
-the table is the median over runs, so one run disturbed by load on a shared machine does not
-decide a ratio.
+interleaved repetitions (CPU time; B4's per-node figure also from the fastest), and every
+ratio pairs variants of that run; each cell of the table is the median over runs, so one run
+disturbed by load on a shared machine does not decide a ratio.
 """
 import json
 import os
@@ -29,6 +29,8 @@ def read_run(paths, statistic="median"):
             for b in json.load(f)["benchmarks"]:
                 median = b.get("run_type") == "aggregate"
                 if median and b.get("aggregate_name") != statistic:
+                    continue
+                if not median and statistic != "median":  # a single run is no fastest repetition
                     continue
                 parts = b.get("run_name", b["name"]).split("/")
                 if len(parts) != 3:

@@ -92,7 +92,8 @@ constexpr Extents broadcast_unequal(const Extents& a, const Extents& b);
 /// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
 /// Throws shape_error naming both shapes and the first axis that clashes.
 constexpr Extents broadcast(const Extents& a, const Extents& b) {
-  // Equal extents, the common case (a tape of same-shaped tensors), stay inline.
+  // Equal extents, the common case (a tape of same-shaped tensors), in a function small
+  // enough for the compiler to inline; the rest out of the way.
   if (a == b) return a;
   return detail::broadcast_unequal(a, b);
 }

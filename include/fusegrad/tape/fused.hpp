@@ -102,9 +102,9 @@ class fused_node final : public node<typename E::value_type> {
   }();
 
   template <class X>
-  fused_node(X&& expr, const Extents& extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
+  fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
       : expr_(std::forward<X>(expr)), grad_leaves_(grad_leaves) {
-    this->extents = extents;
+    this->extents = output_extents;
     for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
     edge<T>* out = edges_.data();
     for (tensor_impl<T>* input : grad_leaves)
@@ -131,7 +131,8 @@ class fused_node final : public node<typename E::value_type> {
     check_versions("its value");
     evaluate(out);
   }
-  // The value; without the version check, which the value at recording does not need.
+  // The value, without the version check: for fused() at recording only, which read the
+  // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) const {
     if (!compute_flat(out)) evaluate_into(*expr_, this->extents, out);
     if (anomaly_detection) [[unlikely]]
@@ -143,7 +144,7 @@ class fused_node final : public node<typename E::value_type> {
   // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
     if constexpr (single_op) {
-      if (flat_) {  // most taped nodes: the op spec's VJP on flat maps
+      if (flat_) {  // most taped nodes: the op spec's VJP on flat maps (never deferred: value_out is null)
         if (this->extents.size() == 1)
           backward_single_op<1>(grad_output, input_grads);
         else
