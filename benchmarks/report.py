@@ -23,24 +23,24 @@ def read_run(paths, statistic="median"):
     """(case, size) -> variant -> CPU ns, for one run's JSON files: the given aggregate of the
     repetitions ("median", or "min" where a benchmark computes it), else the single run."""
     times = defaultdict(dict)
-    from_median = set()
+    from_aggregate = set()
     for path in paths:
         with open(path) as f:
             for b in json.load(f)["benchmarks"]:
-                median = b.get("run_type") == "aggregate"
-                if median and b.get("aggregate_name") != statistic:
+                aggregate = b.get("run_type") == "aggregate"
+                if aggregate and b.get("aggregate_name") != statistic:
                     continue
-                if not median and statistic != "median":  # a single run is no fastest repetition
+                if not aggregate and statistic != "median":  # a single run is no fastest repetition
                     continue
                 parts = b.get("run_name", b["name"]).split("/")
                 if len(parts) != 3:
                     continue
                 case, variant, size = parts
                 key = (case, int(size))
-                if (key, variant) in from_median and not median:
+                if (key, variant) in from_aggregate and not aggregate:
                     continue
-                if median:
-                    from_median.add((key, variant))
+                if aggregate:
+                    from_aggregate.add((key, variant))
                 times[key][variant] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
     return times
 
@@ -89,8 +89,8 @@ def main(args):
         cells.append(f"{key[0]}/{v}/{key[1]} " + (f"{r:.2f}" if r is not None else "n/a (no hand-written time)"))
     if cells:
         print("\nOther variants / hand-written: " + "; ".join(cells))
-    # B4 repeats on scalars cost well under a microsecond, where a shared machine's load shows
-    # most; the fastest repetition of each variant is printed beside the median (load only
+    # B4's repetitions on scalars take well under a microsecond, where a shared machine's load
+    # shows most; the fastest repetition of each variant is printed beside the median (load only
     # ever adds time), each per run and as the median over runs.
     for statistic, source in (("median", runs), ("fastest", read_runs("min"))):
         nodes = [per_node(run[("B4", 1)]) for run in source if ("B4", 1) in run]
