@@ -1,6 +1,8 @@
 // tape/backward.hpp -- the engine: reverse topological traversal of a recorded graph, iterative.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,21 +31,31 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   };
   thread_local scratch_lists scratch;
   auto& [stack, visited, ready, destinations] = scratch;
+  // Each backward marks the nodes it reaches with its own pass number (unique across
+  // threads), so no mark needs clearing afterwards.
+  static std::atomic<std::uint64_t> passes{0};
+  const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
+  node<T>* const top = root.grad_fn.get();
+  top->pass = pass;
+  top->waiting = 0;
   stack.clear();
-  stack.push_back(root.grad_fn.get());
+  stack.push_back(top);
   visited.clear();
-  visited.push_back(root.grad_fn.get());
+  visited.push_back(top);
 
-  // 1. Count, for each node, how many edges inside this graph lead to it.
-  root.grad_fn->waiting = 0;
-  root.grad_fn->has_grad = true;  // borrowed as the "seen" mark while counting
+  // 1. Count, for each node, how many edges inside this graph lead to it. Everything that
+  //    can make a node refuse to run (freed by an earlier backward, an input changed in
+  //    place) is checked here, before any gradient moves, so such a backward changes nothing.
   while (!stack.empty()) {
     node<T>* n = stack.back();
     stack.pop_back();
+    if (n->released) [[unlikely]]
+      throw freed_graph_error(n->name());
+    n->check_runnable();
     for (edge<T>& e : n->inputs) {
       if (!e.fn) continue;
-      if (!e.fn->has_grad) {
-        e.fn->has_grad = true;
+      if (e.fn->pass != pass) {
+        e.fn->pass = pass;
         e.fn->waiting = 0;
         visited.push_back(e.fn.get());
         stack.push_back(e.fn.get());
@@ -51,20 +63,15 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       ++e.fn->waiting;
     }
   }
-  for (node<T>* n : visited) n->has_grad = false;
-  // Everything that can make a node refuse to run (freed by an earlier backward, an input
-  // changed in place) is checked before any gradient moves, so such a backward changes nothing.
-  for (node<T>* n : visited) {
-    if (n->released) [[unlikely]]
-      throw freed_graph_error(n->name());
-    n->check_runnable();
-  }
 
-  // Whatever happens below (an anomaly, a freed node), no node keeps a gradient from this
-  // backward: a later one must start clean.
-  struct reset_on_exit {
+  // Should anything throw below (an anomaly, an allocation), no node keeps a gradient from
+  // this backward: a later one must start clean. A backward that completes leaves every
+  // node clean already (each ran once and dropped its gradient).
+  struct reset_on_failure {
     std::vector<node<T>*>& nodes;
-    ~reset_on_exit() {
+    bool completed = false;
+    ~reset_on_failure() {
+      if (completed) return;
       for (node<T>* n : nodes) {
         n->grad_buffer.clear();
         n->has_grad = false;
@@ -129,6 +136,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     }
   }
   for (auto& [t, g] : staged_grads) t->accumulate_grad(g.data());
+  reset.completed = true;
 }
 
 }  // namespace fusegrad::detail
