@@ -307,6 +307,45 @@ TEST(RetainGraph, FreeingAGraphFreesTheSharedIntermediateToo) {
   expect_array_near(x.grad().eigen(), {1 + 0.5, 4 + 32});
 }
 
+// --- lifetimes: a node and its output share one allocation, whose parts die at different times --
+
+TEST(Lifetimes, ANodeOutlivesItsOutputTensor) {
+  // The tensor y is dropped as soon as z is recorded; its node lives on, reached from z.
+  Tensor x = Tensor::from({0.5, 2.0}, {2}).requires_grad_();
+  Tensor z;
+  {
+    const Tensor y = fg::taped(fg::sin(x) * x);
+    z = fg::taped(fg::sum(y * 3.0));
+  }
+  z.backward();
+  // d/dx 3 x sin x = 3 (sin x + x cos x)
+  const auto expected = [](double v) { return 3 * (std::sin(v) + v * std::cos(v)); };
+  expect_array_near(x.grad().eigen(), {expected(0.5), expected(2.0)}, 1e-14);
+}
+
+TEST(Lifetimes, DetachedValuesOutliveTheirNodeAndTensor) {
+  Tensor x = Tensor::from({1.0, 2.0, 3.0, 4.0, 5.0}, {5}).requires_grad_();
+  Tensor w = Tensor::scalar(0.5).requires_grad_();
+  Tensor detached, scalar;
+  {
+    const Tensor y = fg::taped(x * x);             // more values than a small buffer holds inline
+    const Tensor c = fg::taped(fg::exp(w) * 2.0);  // one value, held inline
+    detached = y.detach();
+    scalar = c.detach();
+    const Tensor loss = fg::sum(y * c);
+    loss.backward();  // frees the graph as it goes
+  }
+  // The tensors and their nodes are gone; the detached handles still own the values.
+  expect_array_near(detached.eigen(), {1, 4, 9, 16, 25});
+  EXPECT_DOUBLE_EQ(scalar.item(), 2 * std::exp(0.5));
+  detached.mutable_eigen()[0] = -1;
+  EXPECT_EQ(detached.eigen()[0], -1.0);
+  // d/dx sum(x^2 c) = 2 x c;  d/dw = sum(x^2) 2 e^w
+  const double c = 2 * std::exp(0.5);
+  expect_array_near(x.grad().eigen(), {2 * c, 4 * c, 6 * c, 8 * c, 10 * c}, 1e-14);
+  EXPECT_NEAR(w.grad().item(), 55 * c, 1e-12);
+}
+
 // --- retain_grad --------------------------------------------------------------------------------
 
 TEST(RetainGrad, IntermediateKeepsItsGradient) {

@@ -3,11 +3,11 @@
 
 namespace fusegrad::detail {
 
-// The per-thread caches (object pool, block cache, destruction queue) are thread_local
-// objects, destroyed when their thread ends, or for the main thread after main returns.
-// Memory can still be freed after that: a global tensor dies with the other statics. So
-// each cache is reached through a pointer that becomes null once the cache is gone, and
-// callers then fall back to the system allocator or to plain recursion.
+// The per-thread caches (object pool, block cache) are thread_local objects, destroyed
+// when their thread ends, or for the main thread after main returns. Memory can still be
+// freed after that: a global tensor dies with the other statics. So each cache is reached
+// through a pointer that becomes null once the cache is gone, and callers then fall back
+// to the system allocator.
 template <class T>
 T* per_thread() {
   // Trivial thread_locals need no initialisation guard: the fast path is one TLS load.

@@ -65,10 +65,20 @@ struct fixed_list {
   std::array<V, Capacity> items{};
   std::size_t count = 0;
   void push_back(V v) { items[count++] = std::move(v); }
-  [[nodiscard]] bool contains(const V& v) const { return std::find(begin(), end(), v) != end(); }
+  [[nodiscard]] bool contains(const V& v) const {  // a plain loop: std::find stays a call here
+    for (std::size_t k = 0; k < size(); ++k)
+      if (items[k] == v) return true;
+    return false;
+  }
   [[nodiscard]] const V* begin() const { return items.data(); }
-  [[nodiscard]] const V* end() const { return items.data() + count; }
-  [[nodiscard]] std::span<const V> span() const { return {items.data(), count}; }
+  [[nodiscard]] const V* end() const { return items.data() + size(); }
+  [[nodiscard]] std::span<const V> span() const { return {items.data(), size()}; }
+  // Never above Capacity, and the compiler is told so: loops over a list of one or two
+  // tensors then unroll into straight code.
+  [[nodiscard]] std::size_t size() const {
+    if (count > Capacity) __builtin_unreachable();
+    return count;
+  }
   [[nodiscard]] bool empty() const { return count == 0; }
 };
 
@@ -350,21 +360,21 @@ template <class E>
       }
     });
     const Extents extents = expr.extents();
-    BasicTensor<T> out = BasicTensor<T>::empty(extents);
-    detail::tensor_impl<T>& result = *out.impl();
     if (!is_grad_enabled() || needing_grad.empty()) {
-      detail::evaluate_into(expr, extents, result.storage->data);
+      BasicTensor<T> out = BasicTensor<T>::empty(extents);
+      detail::evaluate_into(expr, extents, out.impl()->storage->data);
       return out;
     }
-    auto node = detail::ref<detail::fused_node<node_type>>::make(std::forward<E>(expr), extents, needing_grad, all);
-    node->output = &result;
-    if (detail::fused_node<node_type>::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
-      node->defer_value();
+    using recorded = detail::fused_node<node_type>;
+    BasicTensor<T> out(detail::record_node<T, recorded>(extents, std::forward<E>(expr), extents, needing_grad, all));
+    detail::tensor_impl<T>& result = *out.impl();
+    auto& node = static_cast<recorded&>(*result.grad_fn);
+    if (recorded::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
+      node.defer_value();
       result.value_pending = true;
-    } else
-      node->evaluate(result.storage->data);
-    result.grad_fn = std::move(node);
-    result.requires_grad = true;
+    } else {
+      node.evaluate(result.storage->data);
+    }
     return out;
   }
 }

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +46,21 @@ class spin_lock {
   std::atomic_flag flag_;  // clear (C++20)
 };
 
+// One allocation for a recorded node and the tensor it outputs (the tensor's state and the
+// storage of its values): recording an operation allocates once, not three times. The parts
+// die at different times -- the tensor state first (it holds the node), then the node when
+// its consumers let go of it, while a detach()ed tensor may keep the values longer -- so the
+// block counts its two independent parts, the node and the storage, and the last frees it.
+struct recorded_block {
+  explicit recorded_block(std::size_t n) noexcept : bytes(n) {}
+  std::atomic<std::uint32_t> parts{2};
+  std::size_t bytes;
+
+  void part_gone() noexcept {
+    if (parts.fetch_sub(1, std::memory_order_acq_rel) == 1) object_pool::deallocate(this, bytes);
+  }
+};
+
 template <Scalar T>
 struct tensor_storage final : ref_counted {
   small_buffer<T> owned;
@@ -79,6 +96,19 @@ struct tensor_storage final : ref_counted {
   explicit tensor_storage(std::size_t n) : owned(n), data(owned.data()), size(n) {}
   tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
   [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept { return {data, static_cast<Eigen::Index>(size)}; }
+
+  recorded_block* block = nullptr;  // set when the storage lives in its node's block
+
+ private:
+  void destroy() noexcept override {
+    if (!block) {
+      delete this;
+      return;
+    }
+    recorded_block* b = block;
+    std::destroy_at(this);
+    b->part_gone();
+  }
 };
 
 // Throws value_error naming `what` when anomaly mode finds a NaN or infinity in `values`.
@@ -101,9 +131,12 @@ struct tensor_impl final : ref_counted {
   bool requires_grad = false;
   bool retains_grad = false;
   bool value_pending = false;  // a fused node will compute the values when first read
+  bool in_block = false;       // lives in grad_fn's block (recorded_block)
 
   tensor_impl(const Extents& e, ref<tensor_storage<T>> s) : extents(e), storage(std::move(s)) {}
-  ~tensor_impl() override;
+  ~tensor_impl() override {
+    if (grad_fn) leave(*grad_fn);
+  }
 
   // The values, computed first if a fused node deferred them.
   const T* data() {
@@ -123,6 +156,19 @@ struct tensor_impl final : ref_counted {
   void accumulate_grad(const T* g) {
     grad_destination();
     grad->values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
+  }
+
+ private:
+  // Tells the node that produced this tensor that its output is gone.
+  void leave(node<T>& producer) noexcept;
+  void destroy() noexcept override {
+    if (!in_block) {
+      delete this;
+      return;
+    }
+    ref<node<T>> owner = std::move(grad_fn);  // holds the block: released once this is destroyed
+    leave(*owner);
+    std::destroy_at(this);
   }
 };
 
@@ -148,7 +194,8 @@ struct node : ref_counted {
 
   // The engine's scratch space during one backward: the gradient arriving at the output.
   small_buffer<T> grad_buffer;
-  std::size_t waiting = 0;
+  std::size_t waiting = 0;  // consumers inside this graph that have not yet sent their gradient
+  std::uint64_t pass = 0;   // the backward that last reached this node
   bool has_grad = false;
 
   // Where gradients for this node's output are added; zeroed by the first sender.
@@ -184,7 +231,56 @@ struct node : ref_counted {
   virtual void value_settled() noexcept {}
   /// An input is about to change in place: compute the deferred output value now.
   virtual void settle_value() = 0;
+
+  recorded_block* block = nullptr;  // the allocation shared with the output (see record_node)
+
+ private:
+  void destroy() noexcept override {
+    if (!block) {
+      delete this;
+      return;
+    }
+    recorded_block* b = block;
+    std::destroy_at(this);  // the most derived node's destructor: ~node is virtual
+    b->part_gone();
+  }
 };
+
+// Constructs a NodeType (from args) and its output tensor (extents e, values not yet
+// written) in one recorded_block; returns the output, whose grad_fn is the node.
+template <Scalar T, class NodeType, class... Args>
+ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
+  constexpr auto align_up = [](std::size_t offset, std::size_t alignment) {
+    return (offset + alignment - 1) / alignment * alignment;
+  };
+  constexpr std::size_t node_at = align_up(sizeof(recorded_block), alignof(NodeType));
+  constexpr std::size_t impl_at = align_up(node_at + sizeof(NodeType), alignof(tensor_impl<T>));
+  constexpr std::size_t storage_at = align_up(impl_at + sizeof(tensor_impl<T>), alignof(tensor_storage<T>));
+  constexpr std::size_t bytes = storage_at + sizeof(tensor_storage<T>);
+  static_assert(std::max({alignof(NodeType), alignof(tensor_impl<T>), alignof(tensor_storage<T>)}) <=
+                    __STDCPP_DEFAULT_NEW_ALIGNMENT__,
+                "record_node: a part needs more alignment than operator new gives");
+  auto* memory = static_cast<std::byte*>(object_pool::allocate(bytes));
+  auto* block = ::new (memory) recorded_block(bytes);
+  tensor_storage<T>* storage = nullptr;
+  NodeType* recorded = nullptr;
+  try {
+    storage = ::new (memory + storage_at) tensor_storage<T>(e.size());
+    recorded = ::new (memory + node_at) NodeType(std::forward<Args>(args)...);
+  } catch (...) {
+    if (storage) std::destroy_at(storage);
+    object_pool::deallocate(memory, bytes);
+    throw;
+  }
+  storage->block = block;
+  recorded->block = block;
+  auto* impl = ::new (memory + impl_at) tensor_impl<T>(e, ref<tensor_storage<T>>::adopt_new(storage));
+  impl->in_block = true;
+  impl->grad_fn = ref<node<T>>::adopt_new(recorded);
+  impl->requires_grad = true;
+  recorded->output = impl;
+  return ref<tensor_impl<T>>::adopt_new(impl);
+}
 
 // What backward through a part of the graph that an earlier backward freed throws.
 inline graph_error freed_graph_error(const std::string& node_name) {
@@ -194,10 +290,10 @@ inline graph_error freed_graph_error(const std::string& node_name) {
 }
 
 template <Scalar T>
-tensor_impl<T>::~tensor_impl() {
-  if (grad_fn && grad_fn->output == this) {
-    grad_fn->output = nullptr;
-    if (value_pending) grad_fn->value_settled();  // nobody can read it any more
+void tensor_impl<T>::leave(node<T>& producer) noexcept {
+  if (producer.output == this) {
+    producer.output = nullptr;
+    if (value_pending) producer.value_settled();  // nobody can read it any more
   }
 }
 

@@ -14,13 +14,14 @@
 namespace fusegrad::detail {
 
 // A per-thread free list for each size class of small graph objects (tensors, storage,
-// nodes). Recording one operation creates three of them; the general-purpose allocator
-// would cost more than the operation itself on small tensors. Freed blocks stay in the
-// freeing thread's list (memory may migrate between threads; it is never lost) and are
-// returned to the system when the thread ends.
+// and a recorded node with its output, graph.hpp's recorded_block): recording an operation
+// takes one block, and the general-purpose allocator would cost more than the operation
+// itself on small tensors. Freed blocks stay in the freeing thread's list (memory may
+// migrate between threads; it is never lost) and are returned to the system when the
+// thread ends.
 class object_pool {
  public:
-  static constexpr std::size_t granule = 16, classes = 32;  // blocks up to 512 bytes
+  static constexpr std::size_t granule = 16, classes = 64;  // blocks up to 1 KiB
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);

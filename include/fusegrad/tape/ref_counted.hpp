@@ -5,18 +5,16 @@
 #include <concepts>
 #include <cstdint>
 #include <utility>
-#include <vector>
 
-#include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/tape/pool.hpp>
 
 namespace fusegrad::detail {
 
-// Graph objects (tensor storage, tensors, nodes) count their own references: one
-// allocation per object, no control block. Dropping the last reference to the head of a
-// 1,000,000-node chain would destroy the chain recursively and overflow the stack, so
-// destruction is deferred: an object whose count reaches zero while another is being
-// destroyed is queued, and the outermost release drains the queue in a loop.
+// Graph objects (tensor storage, tensors, nodes) count their own references: no control
+// block. Dropping the last reference to the head of a 1,000,000-node chain would destroy
+// the chain recursively and overflow the stack, so destruction is deferred: an object whose
+// count reaches zero while another is being destroyed is queued, and the outermost release
+// drains the queue in a loop.
 class ref_counted {
  public:
   ref_counted() = default;
@@ -30,37 +28,46 @@ class ref_counted {
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
+  // The first reference to a new object: a plain store, not a locked read-modify-write.
+  void adopt() noexcept { refs_.store(1, std::memory_order_relaxed); }
+
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    struct destruction_queue {
-      std::vector<ref_counted*> pending;
-      bool draining = false;
-    };
-    destruction_queue* queue = per_thread<destruction_queue>();
-    if (!queue) {  // the thread's queue is gone (a global tensor after main): recurse, as a last resort
-      delete this;
+    pending_destruction& pending = pending_destruction::of_this_thread();
+    if (pending.draining) {  // inside another destruction: queue, do not recurse
+      next_pending_ = pending.head;
+      pending.head = this;
       return;
     }
-    if (queue->draining) {  // inside another destruction: queue, do not recurse
-      try {
-        queue->pending.push_back(this);
-      } catch (...) {  // out of memory for the queue itself: fall back to recursion
-        delete this;
-      }
-      return;
+    pending.draining = true;
+    destroy();
+    while (ref_counted* next = pending.head) {
+      pending.head = next->next_pending_;
+      next->destroy();
     }
-    queue->draining = true;
-    delete this;
-    while (!queue->pending.empty()) {
-      ref_counted* next = queue->pending.back();
-      queue->pending.pop_back();
-      delete next;
-    }
-    queue->draining = false;
+    pending.draining = false;
   }
 
+ protected:
+  // What the last release does: delete, or, for an object that shares one allocation with
+  // others (graph.hpp's recorded_block), destroy it in place and free the memory with the last.
+  virtual void destroy() noexcept { delete this; }
+
  private:
+  // Objects whose count reached zero while another was being destroyed, linked through
+  // themselves: queueing allocates nothing, so it cannot fail. Trivial, so a thread's list
+  // needs no initialisation guard and outlives every object the thread destroys.
+  struct pending_destruction {
+    ref_counted* head = nullptr;
+    bool draining = false;
+    static pending_destruction& of_this_thread() noexcept {
+      thread_local constinit pending_destruction list;
+      return list;
+    }
+  };
+
   std::atomic<std::uint32_t> refs_{0};
+  ref_counted* next_pending_ = nullptr;  // the link in pending_destruction, once refs_ is zero
 };
 
 // A strong reference to a ref_counted T.
@@ -86,7 +93,14 @@ class ref {
 
   template <class... Args>
   static ref make(Args&&... args) {
-    return ref(new T(std::forward<Args>(args)...));
+    return adopt_new(new T(std::forward<Args>(args)...));
+  }
+  // The first reference to a just-constructed object.
+  static ref adopt_new(T* p) noexcept {
+    p->adopt();
+    ref r;
+    r.p_ = p;
+    return r;
   }
 
   [[nodiscard]] T* get() const noexcept { return p_; }
