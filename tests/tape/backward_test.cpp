@@ -410,6 +410,22 @@ TEST(Versions, AStaleNodeStopsTheBackwardBeforeAnyGradientMoves) {
   EXPECT_FALSE(w.grad().defined());
 }
 
+TEST(Versions, ABackwardStoppedHalfWayLeavesTheSharedPartRunnable) {
+  // The stopped backward has already counted the shared node a (it is reached first) when it
+  // meets the stale node b; a later backward through a must count afresh.
+  Tensor x = Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  Tensor c = Tensor::from({3.0, 4.0}, {2});
+  const Tensor a = fg::taped(x * x);
+  const Tensor b = a * c;
+  const Tensor stopped = fg::taped(fg::sum(b * a));
+  c.mutable_eigen()[0] = 5;
+  expect_error<fg::graph_error>([&] { stopped.backward(); }, {"modified in place"});
+  EXPECT_FALSE(x.grad().defined());
+  const Tensor loss = fg::sum(a * 3.0);
+  loss.backward();
+  expect_array_near(x.grad().eigen(), {6.0, 12.0});  // d/dx 3 x^2
+}
+
 TEST(Versions, ChangesAfterBackwardDoNotMatter) {
   Tensor w = Tensor::scalar(1.0).requires_grad_();
   const Tensor x = Tensor::from({1.0, 2.0}, {2});

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,16 @@
 #include <fusegrad/tape/tensor.hpp>
 
 namespace fusegrad::detail {
+
+// Where run_backward's pass count starts (see there).
+inline std::uint64_t random_start() noexcept {
+  try {
+    std::random_device device;
+    return (std::uint64_t(device()) << 32) ^ device();
+  } catch (...) {  // no entropy source: the time of the first backward will do
+    return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) << 20;
+  }
+}
 
 // Backpropagates `seed` (shaped like root) through the graph that produced root. Each node
 // runs once, after every consumer of its output has sent its gradient (Kahn's algorithm on
@@ -32,8 +44,10 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   thread_local scratch_lists scratch;
   auto& [stack, visited, ready, destinations] = scratch;
   // Each backward marks the nodes it reaches with its own pass number (unique across
-  // threads), so no mark needs clearing afterwards.
-  static std::atomic<std::uint64_t> passes{0};
+  // threads), so no mark needs clearing afterwards. The count starts at a random point: a
+  // program whose shared libraries each hold their own copy of this counter still never
+  // gives two backwards over one graph the same number.
+  static std::atomic<std::uint64_t> passes{random_start()};
   const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
   node<T>* const top = root.grad_fn.get();
   top->pass = pass;
@@ -93,10 +107,16 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
   // every node has run, so a failed backward leaves them as they were.
   const bool staged = anomaly_detection;
-  std::unordered_map<tensor_impl<T>*, small_buffer<T>> staged_grads;
+  struct staged_grad {
+    ref<tensor_impl<T>> tensor;  // held: releasing the graph may drop every other reference
+    small_buffer<T> values;
+  };
+  std::unordered_map<tensor_impl<T>*, staged_grad> staged_grads;
   auto staged_destination = [&](tensor_impl<T>* t) {
-    auto [it, added] = staged_grads.try_emplace(t, t->extents.size(), T(0));
-    return it->second.data();
+    auto it = staged_grads.find(t);
+    if (it == staged_grads.end())
+      it = staged_grads.emplace(t, staged_grad{ref<tensor_impl<T>>(t), small_buffer<T>(t->extents.size(), T(0))}).first;
+    return it->second.values.data();
   };
   while (!ready.empty()) {
     node<T>* n = ready.back();
@@ -135,7 +155,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       n->released = true;
     }
   }
-  for (auto& [t, g] : staged_grads) t->accumulate_grad(g.data());
+  for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
   reset.completed = true;
 }
 

@@ -76,7 +76,11 @@ struct fixed_list {
   // Never above Capacity, and the compiler is told so: loops over a list of one or two
   // tensors then unroll into straight code.
   [[nodiscard]] std::size_t size() const {
+#if defined(_MSC_VER)
+    __assume(count <= Capacity);
+#else
     if (count > Capacity) __builtin_unreachable();
+#endif
     return count;
   }
   [[nodiscard]] bool empty() const { return count == 0; }
@@ -119,7 +123,7 @@ class fused_node final : public node<typename E::value_type> {
     edge<T>* out = edges_.data();
     for (tensor_impl<T>* input : grad_leaves)
       *out++ = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, input};
-    this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.count);
+    this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.size());
     flat_ = is_flat();
   }
 

@@ -27,9 +27,6 @@ namespace fusegrad::detail {
 template <class T>
 using array_t = Eigen::Array<T, Eigen::Dynamic, 1>;
 
-// The values of a tensor: owned, or a view of caller memory. Shared by a tensor, its
-// detach()ed copies and the nodes that read it. `version` counts in-place writes, so a
-// node can tell that a value it will read in backward is no longer the one it was given.
 template <Scalar T>
 struct node;
 
@@ -46,8 +43,8 @@ class spin_lock {
   std::atomic_flag flag_;  // clear (C++20)
 };
 
-// One allocation for a recorded node and the tensor it outputs (the tensor's state and the
-// storage of its values): recording an operation allocates once, not three times. The parts
+// One pool block for a recorded node and the tensor it outputs (the tensor's state and the
+// storage of its values): recording an operation takes one block, not three. The parts
 // die at different times -- the tensor state first (it holds the node), then the node when
 // its consumers let go of it, while a detach()ed tensor may keep the values longer -- so the
 // block counts its two independent parts, the node and the storage, and the last frees it.
@@ -61,6 +58,9 @@ struct recorded_block {
   }
 };
 
+// The values of a tensor: owned, or a view of caller memory. Shared by a tensor, its
+// detach()ed copies and the nodes that read it. `version` counts in-place writes, so a
+// node can tell that a value it will read in backward is no longer the one it was given.
 template <Scalar T>
 struct tensor_storage final : ref_counted {
   small_buffer<T> owned;

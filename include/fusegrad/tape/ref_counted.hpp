@@ -28,9 +28,6 @@ class ref_counted {
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
-  // The first reference to a new object: a plain store, not a locked read-modify-write.
-  void adopt() noexcept { refs_.store(1, std::memory_order_relaxed); }
-
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     pending_destruction& pending = pending_destruction::of_this_thread();
@@ -54,6 +51,12 @@ class ref_counted {
   virtual void destroy() noexcept { delete this; }
 
  private:
+  template <class>
+  friend class ref;
+  // The first reference to a just-constructed object: a plain store, not a locked
+  // read-modify-write (ref::adopt_new).
+  void adopt() noexcept { refs_.store(1, std::memory_order_relaxed); }
+
   // Objects whose count reached zero while another was being destroyed, linked through
   // themselves: queueing allocates nothing, so it cannot fail. Trivial, so a thread's list
   // needs no initialisation guard and outlives every object the thread destroys.
@@ -95,7 +98,7 @@ class ref {
   static ref make(Args&&... args) {
     return adopt_new(new T(std::forward<Args>(args)...));
   }
-  // The first reference to a just-constructed object.
+  // The first reference to a just-constructed object, which no reference holds yet.
   static ref adopt_new(T* p) noexcept {
     p->adopt();
     ref r;
