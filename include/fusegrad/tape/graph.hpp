@@ -56,6 +56,18 @@ struct recorded_block {
   void part_gone() noexcept {
     if (parts.fetch_sub(1, std::memory_order_acq_rel) == 1) object_pool::deallocate(this, bytes);
   }
+  // What the last release of a part does (a node or a storage, whose `block` says where it
+  // lives): delete it, or destroy it in place and free the block if it was the last part.
+  template <class Part>
+  static void destroy_part(Part* part) noexcept {
+    recorded_block* b = part->block;
+    if (!b) {
+      delete part;
+      return;
+    }
+    std::destroy_at(part);  // virtual for a node: the most derived node's destructor
+    b->part_gone();
+  }
 };
 
 // The values of a tensor: owned, or a view of caller memory. Shared by a tensor, its
@@ -100,15 +112,7 @@ struct tensor_storage final : ref_counted {
   recorded_block* block = nullptr;  // set when the storage lives in its node's block
 
  private:
-  void destroy() noexcept override {
-    if (!block) {
-      delete this;
-      return;
-    }
-    recorded_block* b = block;
-    std::destroy_at(this);
-    b->part_gone();
-  }
+  void destroy() noexcept override { recorded_block::destroy_part(this); }
 };
 
 // Throws value_error naming `what` when anomaly mode finds a NaN or infinity in `values`.
@@ -235,15 +239,7 @@ struct node : ref_counted {
   recorded_block* block = nullptr;  // the allocation shared with the output (see record_node)
 
  private:
-  void destroy() noexcept override {
-    if (!block) {
-      delete this;
-      return;
-    }
-    recorded_block* b = block;
-    std::destroy_at(this);  // the most derived node's destructor: ~node is virtual
-    b->part_gone();
-  }
+  void destroy() noexcept override { recorded_block::destroy_part(this); }
 };
 
 // Constructs a NodeType (from args) and its output tensor (extents e, values not yet
