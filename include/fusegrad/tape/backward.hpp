@@ -1,6 +1,7 @@
 // tape/backward.hpp -- the engine: reverse topological traversal of a recorded graph, iterative.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -36,13 +37,6 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (root.requires_grad) root.accumulate_grad(seed);
     return;
   }
-  // Scratch lists, kept per thread so that a backward allocates nothing once warm.
-  struct scratch_lists {
-    std::vector<node<T>*> stack, visited, ready;
-    std::vector<T*> destinations;
-  };
-  thread_local scratch_lists scratch;
-  auto& [stack, visited, ready, destinations] = scratch;
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. The count starts at a random point: a
   // program whose shared libraries each hold their own copy of this counter still never
@@ -52,47 +46,48 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   node<T>* const top = root.grad_fn.get();
   top->pass = pass;
   top->waiting = 0;
-  stack.clear();
-  stack.push_back(top);
-  visited.clear();
-  visited.push_back(top);
+  top->next_visited = nullptr;
 
-  // 1. Count, for each node, how many edges inside this graph lead to it. Everything that
-  //    can make a node refuse to run (freed by an earlier backward, an input changed in
-  //    place) is checked here, before any gradient moves, so such a backward changes nothing.
-  while (!stack.empty()) {
-    node<T>* n = stack.back();
-    stack.pop_back();
+  // 1. Count, for each node, how many edges inside this graph lead to it. The visited list
+  //    is its own work list: a node found is appended, and the walk reaches it in turn.
+  //    Everything that can make a node refuse to run (freed by an earlier backward, an
+  //    input changed in place) is checked here, before any gradient moves, so such a
+  //    backward changes nothing.
+  node<T>* last_found = top;
+  for (node<T>* n = top; n; n = n->next_visited) {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name());
     n->check_runnable();
     for (edge<T>& e : n->inputs) {
-      if (!e.fn) continue;
-      if (e.fn->pass != pass) {
-        e.fn->pass = pass;
-        e.fn->waiting = 0;
-        visited.push_back(e.fn.get());
-        stack.push_back(e.fn.get());
+      node<T>* producer = e.fn.get();
+      if (!producer) continue;
+      if (producer->pass != pass) {
+        producer->pass = pass;
+        producer->waiting = 0;
+        producer->next_visited = nullptr;
+        last_found->next_visited = producer;
+        last_found = producer;
       }
-      ++e.fn->waiting;
+      ++producer->waiting;
     }
   }
 
   // Should anything throw below (an anomaly, an allocation), no node keeps a gradient from
   // this backward: a later one must start clean. A backward that completes leaves every
-  // node clean already (each ran once and dropped its gradient).
+  // node clean already (each ran once and dropped its gradient). Every visited node stays
+  // alive until the root is gone: the root holds the top node, each node its producers.
   struct reset_on_failure {
-    std::vector<node<T>*>& nodes;
+    node<T>* visited;
     bool completed = false;
     ~reset_on_failure() {
       if (completed) return;
-      for (node<T>* n : nodes) {
+      for (node<T>* n = visited; n; n = n->next_visited) {
         n->grad_buffer.clear();
         n->has_grad = false;
         n->waiting = 0;
       }
     }
-  } reset{visited};
+  } reset{top};
 
   // 2. Run nodes whose consumers are all done, from the root down. Each node adds its
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
@@ -101,8 +96,8 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   first.grad_buffer.resize(root.extents.size());
   std::copy(seed, seed + root.extents.size(), first.grad_buffer.data());
   first.has_grad = true;
-  ready.clear();
-  ready.push_back(&first);
+  first.next_ready = nullptr;
+  node<T>* ready = &first;  // a stack, linked through next_ready
   // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
   // every node has run, so a failed backward leaves them as they were.
@@ -118,16 +113,26 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       it = staged_grads.emplace(t, staged_grad{ref<tensor_impl<T>>(t), small_buffer<T>(t->extents.size(), T(0))}).first;
     return it->second.values.data();
   };
-  while (!ready.empty()) {
-    node<T>* n = ready.back();
-    ready.pop_back();
-    destinations.clear();
-    for (edge<T>& e : n->inputs)
-      destinations.push_back(e.fn ? e.fn->grad_destination()
-                                  : (staged ? staged_destination(e.leaf) : e.leaf->grad_destination()));
+  // Where each input's gradient goes; on the stack for the usual handful of inputs.
+  constexpr std::size_t inline_inputs = 8;
+  std::array<T*, inline_inputs> inline_destinations;
+  std::vector<T*> more_destinations;
+  while (ready) {
+    node<T>* n = ready;
+    ready = n->next_ready;
+    T** destinations = inline_destinations.data();
+    if (n->inputs.size() > inline_inputs) [[unlikely]] {
+      more_destinations.resize(n->inputs.size());
+      destinations = more_destinations.data();
+    }
+    for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+      const edge<T>& e = n->inputs[k];
+      destinations[k] =
+          e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.leaf) : e.leaf->grad_destination());
+    }
     tensor_impl<T>* out = n->output;
     T* deferred = out && out->value_pending ? out->storage->data : nullptr;
-    n->backward(n->grad_buffer.data(), destinations, deferred);
+    n->backward(n->grad_buffer.data(), std::span<T* const>(destinations, n->inputs.size()), deferred);
     if (deferred) {
       out->value_pending = false;
       n->value_settled();
@@ -147,7 +152,10 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
                      n->name() + " = " + n->expression() + " (backward)");
       }
     for (edge<T>& e : n->inputs)
-      if (e.fn && --e.fn->waiting == 0) ready.push_back(e.fn.get());
+      if (e.fn && --e.fn->waiting == 0) {
+        e.fn->next_ready = ready;
+        ready = e.fn.get();
+      }
     n->grad_buffer.clear();
     n->has_grad = false;
     if (!retain_graph) {

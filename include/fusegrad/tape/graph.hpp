@@ -196,10 +196,14 @@ struct node : ref_counted {
   tensor_impl<T>* output = nullptr;  // not owning: cleared when the output tensor dies
   bool released = false;
 
-  // The engine's scratch space during one backward: the gradient arriving at the output.
+  // The engine's state during one backward (tape/backward.hpp): the gradient arriving at
+  // the output, and the node's place in the pass's work list, intrusive so that a backward
+  // moves no node through a container.
   small_buffer<T> grad_buffer;
-  std::size_t waiting = 0;  // consumers inside this graph that have not yet sent their gradient
-  std::uint64_t pass = 0;   // the backward that last reached this node
+  std::size_t waiting = 0;       // consumers inside this graph that have not yet sent their gradient
+  std::uint64_t pass = 0;        // the backward that last reached this node
+  node* next_visited = nullptr;  // the nodes this pass reached, in the order it found them
+  node* next_ready = nullptr;    // the nodes whose consumers have all sent their gradient
   bool has_grad = false;
 
   // Where gradients for this node's output are added; zeroed by the first sender.
