@@ -38,7 +38,7 @@ concept Expression = requires(const E& e) {
   typename E::static_shape;
   requires ShapeLike<typename E::static_shape>;
   { E::kind } -> std::convertible_to<node_kind>;
-  { e.extents() } -> std::same_as<Extents>;
+  requires std::same_as<std::remove_cvref_t<decltype(e.extents())>, Extents>;  // a Tensor's by reference
 };
 
 /// What an operation accepts: an expression or a leaf, by any reference.

@@ -136,8 +136,8 @@ class BasicTensor {
 
   // Accessors.
   [[nodiscard]] bool defined() const noexcept { return bool(impl_); }
-  [[nodiscard]] Extents shape() const { return checked().extents; }
-  [[nodiscard]] Extents extents() const { return checked().extents; }
+  [[nodiscard]] const Extents& shape() const { return checked().extents; }
+  [[nodiscard]] const Extents& extents() const { return checked().extents; }
   [[nodiscard]] std::size_t dim() const { return checked().extents.rank(); }
   [[nodiscard]] std::size_t numel() const { return checked().extents.size(); }
   /// The value of a one-element tensor.
