@@ -192,6 +192,7 @@ class fused_node final : public node<typename E::value_type> {
     for (const auto& [leaf, version] : versions_) leaf->storage->add_deferred_reader(this);
   }
   void value_settled() noexcept override {
+    if constexpr (!deferrable) return;  // never registered: the common taped node skips the test
     if (!deferred_) return;
     deferred_ = false;
     for (const auto& [leaf, version] : versions_) leaf->storage->remove_deferred_reader(this);
