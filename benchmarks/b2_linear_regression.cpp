@@ -25,13 +25,16 @@ void forward(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// One pass over the data accumulating the three sums, as one writes it by hand.
+// One pass over the data accumulating the three sums, as one writes it by hand. The pragma
+// lets the compiler reassociate the sums, so the loop runs on SIMD lanes instead of waiting
+// on three serial chains of additions (-fopenmp-simd: no OpenMP runtime).
 void handwritten(benchmark::State& state) {
   const data d(state.range(0));
   const double b = 0.3, w = 0.1;
   const auto n = d.x.size();
   for (auto _ : state) {
     double sr = 0, srx = 0, srr = 0;
+#pragma omp simd reduction(+ : sr, srx, srr)
     for (Eigen::Index i = 0; i < n; ++i) {
       const double r = b + w * d.x[i] - d.y[i];
       sr += r;
