@@ -2,6 +2,7 @@
 // it.
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,52 @@ TYPED_TEST(ScalarTensorBridge, B2ClosedForm) {
   TestFixture::expect_value(loss, r.square().mean(), TestFixture::closed, "loss");
   EXPECT_NEAR(double(b.grad().item()), 2 * r.mean(), TestFixture::closed * 4);
   EXPECT_NEAR(double(w.grad().item()), 2 * (r * xs).mean(), TestFixture::closed * 4);
+}
+
+// The scalars' gradients are summed in per-lane accumulators across the blocks of the loop
+// and folded after it; sizes around the block length (16) cover one partial block, whole
+// blocks, and whole blocks plus a partial one. Each way a scalar can be read must agree with
+// the closed form: a scalar Var (static), a ScalarTensor (static rank 0 in a tensor) and a
+// plain Tensor that holds one value (found out at run time), fused and taped.
+TYPED_TEST(ScalarTensorBridge, B2ClosedFormAtEveryBlockBoundary) {
+  using T = TypeParam;
+  using Tensor = typename TestFixture::Tensor;
+  for (const Eigen::Index n : {1, 2, 15, 16, 17, 31, 32, 33, 48, 100, 1000}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const Eigen::ArrayXd xs = TestFixture::values(n, 0, 1, 24), ys = TestFixture::values(n, 1, 3, 25);
+    const Eigen::ArrayXd r = double(T(0.25)) + double(T(1.5)) * xs - ys;
+    const double loss = r.square().mean(), db = 2 * r.mean(), dw = 2 * (r * xs).mean();
+    const double tolerance = TestFixture::closed * 4;
+
+    fg::Var<T, fg::Shape<>> bv(T(0.25)), wv(T(1.5));
+    const fg::Const<T, fg::Shape<fg::dyn>> xv(xs.cast<T>().eval()), yv(ys.cast<T>().eval());
+    const auto [value, dbv, dwv] = fg::value_and_grad(b2(bv, wv, xv, yv), bv, wv);
+    EXPECT_NEAR(double(value), loss, tolerance * std::max(1.0, loss)) << "static";
+    EXPECT_NEAR(double(dbv), db, tolerance) << "static";
+    EXPECT_NEAR(double(dwv), dw, tolerance) << "static";
+
+    const Tensor x = Tensor::from(xs, {std::size_t(n)}), y = Tensor::from(ys, {std::size_t(n)});
+    fg::BasicScalarTensor<T> b(T(0.25)), w(T(1.5));
+    b.requires_grad_();
+    w.requires_grad_();
+    Tensor bt = TestFixture::param(0.25), wt = TestFixture::param(1.5);
+    const Tensor scalar_tensors = b2(b, w, x, y), plain_tensors = b2(bt, wt, x, y);
+    const Tensor taped = fg::taped(b2(bt, wt, x, y));
+    TestFixture::expect_value(scalar_tensors, loss, tolerance, "ScalarTensor");
+    TestFixture::expect_value(plain_tensors, loss, tolerance, "plain Tensor");
+    TestFixture::expect_value(taped, loss, tolerance, "taped");
+    scalar_tensors.backward();
+    EXPECT_NEAR(double(b.grad().item()), db, tolerance) << "ScalarTensor";
+    EXPECT_NEAR(double(w.grad().item()), dw, tolerance) << "ScalarTensor";
+    plain_tensors.backward();
+    EXPECT_NEAR(double(bt.grad().item()), db, tolerance) << "plain Tensor";
+    EXPECT_NEAR(double(wt.grad().item()), dw, tolerance) << "plain Tensor";
+    bt.zero_grad();
+    wt.zero_grad();
+    taped.backward();
+    EXPECT_NEAR(double(bt.grad().item()), db, tolerance) << "taped";
+    EXPECT_NEAR(double(wt.grad().item()), dw, tolerance) << "taped";
+  }
 }
 
 TEST(ScalarTensor, IsATensorHandle) {

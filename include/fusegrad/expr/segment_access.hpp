@@ -20,8 +20,9 @@ namespace fusegrad::detail {
 // shapes are static, and then the access holds nothing but what that way needs):
 //   stream    -- the leaf has the segment's size: read its memory block by block;
 //   repeat    -- the leaf is a single value: read a block-length buffer of copies
-//                (step 0), and collect its gradient in a block-length accumulator that
-//                finish() sums, like the vector accumulator of a hand-written loop;
+//                (step 0), and collect its gradient in block-length lanes that the
+//                segment loop holds as a local and fold() sums after it, like the
+//                vector accumulator of a hand-written loop;
 //   broadcast -- anything else: broadcast_into a segment-sized buffer before the loop and
 //                reduce_broadcast_into the leaf's gradient after it.
 // So every leaf reads as `values + offset * step` and the loop body has one shape.
@@ -73,8 +74,7 @@ class segment_access {
       case access_mode::repeat:
         if constexpr (may_repeat) {
           if constexpr (!uniform) values_ = repeat_values_.data();
-          grad_ = grad ? repeat_grad_.data() : nullptr;
-          if (grad) fill(repeat_grad_.data(), used_repeat_length(), T(0));
+          grad_ = nullptr;  // the gradient goes to the loop's lanes
         }
         break;
       case access_mode::broadcast:
@@ -110,23 +110,38 @@ class segment_access {
 
   [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }
   [[nodiscard]] T* grad_at(Eigen::Index offset) const noexcept { return grad_ + offset * step(); }
+  // Whether a block's gradient goes to grad_at(offset): a streamed or broadcast leaf whose gradient is asked for.
   [[nodiscard]] bool wants_grad() const noexcept { return grad_ != nullptr; }
 
-  // After the loop, once per sweep: fold what the repeat or broadcast buffers collected into the leaf's gradient.
+  // A single value's gradient is summed in lanes, one per position of a block, that the
+  // segment loop keeps as a local: so they live in registers, as the vector accumulator of a
+  // hand-written loop does. In memory, every block's addition would wait on the last block's
+  // store. An aggregate, so that `lanes_type{}` starts at zero.
+  struct lanes {
+    Eigen::Array<T, int(repeat_length), 1> sum = Eigen::Array<T, int(repeat_length), 1>::Zero();
+  };
+  struct no_lanes {};
+  using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
+
+  // Whether the lanes are this leaf's gradient: it repeats and its gradient is asked for.
+  // (Frames may add to the lanes regardless; fold() drops them otherwise.)
+  [[nodiscard]] bool wants_lanes() const noexcept {
+    if constexpr (may_repeat)
+      return mode() == access_mode::repeat && target_grad_ != nullptr;
+    else
+      return false;
+  }
+
+  // After a segment loop: add what its lanes collected to the leaf's gradient.
+  void fold(const lanes_type& l) {
+    if constexpr (may_repeat)
+      if (wants_lanes()) target_grad_[0] += l.sum.sum();
+  }
+
+  // After the last loop, once per sweep: reduce what the broadcast copies collected into the leaf's gradient.
   void finish() {
-    if (!grad_) return;
-    if constexpr (may_repeat) {
-      if (mode() == access_mode::repeat) {
-        if constexpr (static_mode) {  // a fixed-size sum: the compiler sees every bound
-          target_grad_[0] += Eigen::Map<const Eigen::Array<T, int(repeat_length), 1>>(repeat_grad_.data()).sum();
-        } else {
-          const auto used = static_cast<Eigen::Index>(used_repeat_length());
-          target_grad_[0] += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(repeat_grad_.data(), used).sum();
-        }
-      }
-    }
     if constexpr (may_broadcast) {
-      if (mode() == access_mode::broadcast) {
+      if (grad_ && mode() == access_mode::broadcast) {
         reduce_broadcast_into(target_grad_, copies().grad.data(), segment(), leaf());
       }
     }
@@ -200,7 +215,6 @@ class segment_access {
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
   [[no_unique_address]] member<!static_mode, std::size_t, 9> segment_size_;
   [[no_unique_address]] repeat_buffer repeat_values_;
-  [[no_unique_address]] member<may_repeat, std::array<T, repeat_length>, 8> repeat_grad_;
   [[no_unique_address]] broadcast_member broadcast_;
 };
 

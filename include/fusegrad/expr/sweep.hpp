@@ -92,15 +92,19 @@ template <class Segment, bool Known = false, class State, class Consume, class U
                                                const typename State::value_type* known = nullptr) {
   using T = typename State::value_type;
   constexpr Eigen::Index B = block_length;
+  constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
+  // The loop's accumulators: a local, handed to each block's backward and never stored in a
+  // frame, so that its address stays out of memory and the compiler keeps it in registers.
+  typename State::registers registers{};
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {
     auto sweep = [&](auto& frame) {
       consume(frame.value(), offset);
-      if constexpr (std::is_same_v<Upstream, std::nullptr_t>) {
+      if constexpr (!sweeps_back) {
         // forward only
       } else if constexpr (Upstream::uniform) {  // one upstream value for the whole segment
-        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()));
+        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()), registers);
       } else {
-        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n));
+        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n), registers);
       }
     };
     if constexpr (Known) {
@@ -116,16 +120,15 @@ template <class Segment, bool Known = false, class State, class Consume, class U
     constexpr Eigen::Index full = Eigen::Index(size) / B, tail = Eigen::Index(size) % B;
     for (Eigen::Index i = 0; i < full; ++i) block(std::integral_constant<int, int(B)>{}, i * B, B);
     if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
+  } else if (const auto total = static_cast<Eigen::Index>(segment.size()); total == 1) {
+    block(std::integral_constant<int, 1>{}, 0, 1);  // scalars at run time (tensors): a fixed-size block, no size checks
   } else {
-    const auto total = static_cast<Eigen::Index>(segment.size());
-    if (total == 1) {  // scalars at run time (tensors): a fixed-size block, no size checks
-      block(std::integral_constant<int, 1>{}, 0, 1);
-      return;
-    }
     Eigen::Index i = 0;
     for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
     if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
   }
+  if constexpr (sweeps_back) state.fold(registers);
+  if constexpr (requires { consume.fold(); }) consume.fold();
 }
 
 // Consumers of a segment's block values.
@@ -141,13 +144,33 @@ struct store_values {  // writes the segment's values into contiguous memory
   }
 };
 template <class T>
-struct sum_values {  // adds up the segment's values
+struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
   T* total;
+  Eigen::Array<T, int(block_length), 1> lanes = Eigen::Array<T, int(block_length), 1>::Zero();
   template <class D>
-  void operator()(const D& v, Eigen::Index) const {
-    *total += v.sum();
+  void operator()(const D& v, Eigen::Index) {
+    if constexpr (D::RowsAtCompileTime == int(block_length))
+      lanes += v;
+    else
+      *total += v.sum();
   }
+  void fold() { *total += lanes.sum(); }
 };
+
+// Adds a block's gradient to a single value's lanes (segment_access::lanes). The lanes are
+// only ever touched whole or at fixed positions: a run-time position anywhere (the last,
+// partial block) would keep them in memory in every block.
+template <int N, class Lanes, class D>
+void add_to_lanes(Lanes& lanes, const D& dy) {
+  using lanes_array = decltype(lanes.sum);
+  if constexpr (N == Eigen::Dynamic) {
+    lanes_array padded = lanes_array::Zero();
+    padded.head(dy.size()) = dy;
+    lanes.sum += padded;
+  } else {
+    lanes.sum.template head<N>() += dy;
+  }
+}
 
 // ---------------------------------------------------------------------------------------
 // Leaves, and materialised nodes seen from their parent's segment: memory read by blocks.
@@ -159,7 +182,7 @@ struct access_frame {
   // sincos call, as it does in a hand-written scalar gradient.
   using values_type = std::conditional_t<N == 1, Eigen::Array<T, 1, 1>, const_block_map<T, N>>;
   values_type values;
-  T* grad;
+  T* grad;  // nullptr when the gradient goes to the lanes, or nowhere
 
   static values_type read(const T* p, Eigen::Index n) {
     if constexpr (N == 1)
@@ -170,38 +193,41 @@ struct access_frame {
 
   template <class State>
   access_frame(State& s, Eigen::Index offset, Eigen::Index n)
-      : values(read(s.access.values_at(offset), n)), grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr) {}
+      : values(read(s.access.values_at(offset), n)),
+        grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr) {}
   template <class State>  // memory is already what is known: nothing to replace
   access_frame(State& s, Eigen::Index offset, Eigen::Index n, const T* /*known*/) : access_frame(s, offset, n) {}
 
   [[nodiscard]] const auto& value() const noexcept { return values; }
 
-  template <class D>
-  void backward(const D& dy) {
+  // A leaf that may repeat (its shape is known at run time) always adds to the lanes too:
+  // a branch would keep them in memory, and fold() ignores them unless the leaf repeats.
+  template <class D, class Lanes>
+  void backward(const D& dy, Lanes& lanes) {
+    if constexpr (!std::is_empty_v<Lanes>) add_to_lanes<N>(lanes, dy);
     if (grad) block_map<T, N>(grad, values.size()) += dy;
   }
 };
 
 // One value repeated over the segment, known to be so at compile time (a scalar Var or
 // Const, a hoisted sub-tree, a full reduction): read as a constant expression, so it lives
-// in a register; its gradient goes to the access's block accumulator.
+// in a register; its gradient goes to the loop's lanes, whether or not it is asked for:
+// fold() drops it then. A branch here would keep the lanes in memory.
 template <class T, int N>
 struct uniform_frame {
   T constant;
-  T* grad;
   Eigen::Index n;
 
   template <class State>
-  uniform_frame(State& s, Eigen::Index offset, Eigen::Index n_)
-      : constant(s.access.uniform_value()), grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr), n(n_) {}
+  uniform_frame(State& s, Eigen::Index, Eigen::Index n_) : constant(s.access.uniform_value()), n(n_) {}
   template <class State>
   uniform_frame(State& s, Eigen::Index offset, Eigen::Index n_, const T* /*known*/) : uniform_frame(s, offset, n_) {}
 
   [[nodiscard]] auto value() const noexcept { return Eigen::Array<T, N, 1>::Constant(n, constant); }
 
-  template <class D>
-  void backward(const D& dy) {
-    if (grad) block_map<T, N>(grad, n) += dy;
+  template <class D, class Lanes>
+  void backward(const D& dy, Lanes& lanes) {
+    add_to_lanes<N>(lanes, dy);
   }
 };
 
@@ -212,13 +238,16 @@ using memory_frame_t = std::conditional_t<Access::uniform, uniform_frame<T, N>, 
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
-  segment_access<value_type, typename E::static_shape, Segment> access;
+  using access_type = segment_access<value_type, typename E::static_shape, Segment>;
+  using registers = typename access_type::lanes_type;
+  access_type access;
 
   template <class Sinks>
   sweep_state(const E& leaf, const Extents& segment, Sinks& sinks)
       : access(leaf.data(), leaf.extents(), segment, sinks.sink_for(leaf)) {}
 
   void forward() { access.load(); }
+  void fold(const registers& r) { access.fold(r); }
   void finish() { access.finish(); }
 
   template <int N, bool Keep, bool Known = false>
@@ -234,11 +263,15 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   using value_type = typename node::value_type;
   using operand_state = sweep_state<node_t<X>, Segment>;
   operand_state x;
+  struct registers {
+    typename operand_state::registers x;
+  };
 
   template <class Sinks>
   sweep_state(const node& e, const Extents& segment, Sinks& sinks) : x(e.x, segment, sinks) {}
 
   void forward() { x.forward(); }
+  void fold(const registers& r) { x.fold(r.x); }
   void finish() { x.finish(); }
 
   template <int N, bool Keep, bool Known = false>
@@ -264,8 +297,8 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
     }
 
     template <class D>
-    void backward(const D& dy) {
-      if constexpr (node_t<X>::takes_grad) x.backward(Op::vjp(dy, x.value(), value()));
+    void backward(const D& dy, registers& r) {
+      if constexpr (node_t<X>::takes_grad) x.backward(Op::vjp(dy, x.value(), value()), r.x);
     }
   };
 };
@@ -278,6 +311,10 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   using rhs_state = sweep_state<node_t<R>, Segment>;
   lhs_state lhs;
   rhs_state rhs;
+  struct registers {
+    typename lhs_state::registers lhs;
+    typename rhs_state::registers rhs;
+  };
 
   template <class Sinks>
   sweep_state(const node& e, const Extents& segment, Sinks& sinks)
@@ -286,6 +323,10 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   void forward() {
     lhs.forward();
     rhs.forward();
+  }
+  void fold(const registers& r) {
+    lhs.fold(r.lhs);
+    rhs.fold(r.rhs);
   }
   void finish() {
     lhs.finish();
@@ -318,20 +359,20 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
     }
 
     template <class D>
-    void backward(const D& dy) {
+    void backward(const D& dy, registers& r) {
       if constexpr (grad_lhs && grad_rhs && !is_evaluated_v<D>) {
         const block_t<value_type, N> shared = dy;  // both sides read it: evaluate once
-        propagate(shared);
+        propagate(shared, r);
       } else {
-        propagate(dy);
+        propagate(dy, r);
       }
     }
 
    private:
     template <class D>
-    void propagate(const D& dy) {
-      if constexpr (grad_lhs) lhs.backward(Op::vjp_lhs(dy, lhs.value(), rhs.value(), value()));
-      if constexpr (grad_rhs) rhs.backward(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value()));
+    void propagate(const D& dy, registers& r) {
+      if constexpr (grad_lhs) lhs.backward(Op::vjp_lhs(dy, lhs.value(), rhs.value(), value()), r.lhs);
+      if constexpr (grad_rhs) rhs.backward(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value()), r.rhs);
     }
   };
 };
@@ -346,7 +387,9 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
 
   storage_t<value_type, static_shape> value;
   storage_t<value_type, static_shape> grad;
-  segment_access<value_type, static_shape, Segment> access;
+  using access_type = segment_access<value_type, static_shape, Segment>;
+  using registers = typename access_type::lanes_type;
+  access_type access;
   sweep_state<E, static_shape> inner;
   segment_access<value_type, static_shape, static_shape> upstream;
 
@@ -363,6 +406,7 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
     run_segment<static_shape>(inner, Extents::of<static_shape>(), store_values<value_type>{value.data()});
     access.load();
   }
+  void fold(const registers& r) { access.fold(r); }
   void finish() {
     access.finish();
     if constexpr (E::takes_grad) {
@@ -463,7 +507,9 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   Extents extents;
   scratch_t<value_type, static_shape> value;
   scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
-  segment_access<value_type, static_shape, Segment> access;
+  using access_type = segment_access<value_type, static_shape, Segment>;
+  using registers = typename access_type::lanes_type;
+  access_type access;
 
   template <class Sinks>
   sweep_state(const E& e, const Extents& segment, Sinks& sinks)
@@ -489,6 +535,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
     if constexpr (!fused) Op::value(value.data(), operands_.template view<value_type>());
     access.load();
   }
+
+  void fold(const registers& r) { access.fold(r); }
 
   // After the parent segment's loop: collect this node's gradient, then sweep its operands.
   void finish() {
