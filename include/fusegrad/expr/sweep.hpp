@@ -202,10 +202,17 @@ struct access_frame {
 
   // A leaf that may repeat (its shape is known at run time) always adds to the lanes too:
   // a branch would keep them in memory, and fold() ignores them unless the leaf repeats.
+  // Then the gradient has two readers, so a lazy one is evaluated once, into registers.
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
-    if constexpr (!std::is_empty_v<Lanes>) add_to_lanes<N>(lanes, dy);
-    if (grad) block_map<T, N>(grad, values.size()) += dy;
+    if constexpr (std::is_empty_v<Lanes>) {
+      if (grad) block_map<T, N>(grad, values.size()) += dy;
+    } else if constexpr (!is_evaluated_v<D>) {
+      backward(block_t<T, N>(dy), lanes);
+    } else {
+      add_to_lanes<N>(lanes, dy);
+      if (grad) block_map<T, N>(grad, values.size()) += dy;
+    }
   }
 };
 
