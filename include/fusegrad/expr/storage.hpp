@@ -71,9 +71,9 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 
 /// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
 /// this many elements (fixed-size Eigen arrays, so they vectorise), then the reverse sweep
-/// runs on the same block before moving on. Short blocks stay in registers: 16 doubles are
+/// runs on the same block before moving on. Short blocks fit in registers: 16 doubles are
 /// two AVX-512 or four AVX2 packets, so a block's values and the scalars' gradient lanes
-/// need no stores between a node and the next; 64 took 1.5-2x as long on B2 and B3.
+/// can stay there from one node to the next; with 64, B2 and B3 took 1.5-2x as long.
 inline constexpr Eigen::Index block_length = 16;
 
 // block_t<T, N>: the array type of one node's value on one block of N elements
