@@ -193,8 +193,7 @@ struct access_frame {
 
   template <class State>
   access_frame(State& s, Eigen::Index offset, Eigen::Index n)
-      : values(read(s.access.values_at(offset), n)),
-        grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr) {}
+      : values(read(s.access.values_at(offset), n)), grad(s.access.wants_grad() ? s.access.grad_at(offset) : nullptr) {}
   template <class State>  // memory is already what is known: nothing to replace
   access_frame(State& s, Eigen::Index offset, Eigen::Index n, const T* /*known*/) : access_frame(s, offset, n) {}
 
