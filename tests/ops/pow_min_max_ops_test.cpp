@@ -1,6 +1,8 @@
 // ops/pow_min_max_ops_test.cpp -- pow, maximum, minimum: values and gradients in every operand layout.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -64,6 +66,29 @@ TEST(PowMinMaxOpsByHand, PowGradientsOnScalars) {
   EXPECT_DOUBLE_EQ(value, 8.0);
   EXPECT_DOUBLE_EQ(da, 12.0);
   EXPECT_DOUBLE_EQ(db, 8.0 * std::log(2.0));
+}
+
+// pow at a zero base, as PyTorch defines it (torch.pow's backward): a^0 = 1 for every a, so
+// d/da = 0 where b = 0; 0^b = 0 for every b > 0, so d/db = 0 where a = 0 and b >= 0. Elsewhere the
+// usual formulas, infinities included: at a = 0, b = -1, d/da = -1 * 0^-2 = -inf and d/db = inf * ln 0 = -inf.
+// Both layers, element by element: (a, b) = (0, 2), (0, 0), (2, 3), (0, 0.5), (0, -1).
+TEST(PowMinMaxOpsByHand, PowAtAZeroBaseFollowsTorch) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Eigen::Array<double, 5, 1> da_expected{0.0, 0.0, 12.0, inf, -inf};
+  const Eigen::Array<double, 5, 1> db_expected{0.0, 0.0, 8.0 * std::log(2.0), 0.0, -inf};
+  fg::Var<double, fg::Shape<5>> a{0.0, 0.0, 2.0, 0.0, 0.0}, b{2.0, 0.0, 3.0, 0.5, -1.0};
+  const auto [value, da, db] = fg::value_and_grad(fg::sum(fg::pow(a, b)), a, b);
+  EXPECT_EQ(value, inf);  // 0 + 1 + 8 + 0 + inf
+  fg::Tensor ta = fg::Tensor::from({0.0, 0.0, 2.0, 0.0, 0.0}, {5}).requires_grad_();
+  fg::Tensor tb = fg::Tensor::from({2.0, 0.0, 3.0, 0.5, -1.0}, {5}).requires_grad_();
+  fg::taped(fg::sum(fg::pow(ta, tb))).backward();
+  for (int k = 0; k < 5; ++k) {
+    SCOPED_TRACE("element " + std::to_string(k));
+    EXPECT_EQ(da[k], da_expected[k]);
+    EXPECT_EQ(db[k], db_expected[k]);
+    EXPECT_EQ(ta.grad().data()[k], da_expected[k]);
+    EXPECT_EQ(tb.grad().data()[k], db_expected[k]);
+  }
 }
 
 }  // namespace

@@ -11,7 +11,11 @@ namespace fusegrad {
 
 /// Element-wise pow; both VJPs are in the broadcast shape (the node reduces them).
 ///   value: y = a^b
-///   vjp:   da = dy * b * a^(b-1), db = dy * y * log(a)
+///   vjp:   da = dy * b * a^(b-1), and 0 where b = 0
+///          db = dy * y * log(a), and 0 where a = 0 and b >= 0
+/// The zeros are the limits PyTorch also takes: a^0 is 1 for every a, so da is 0 even at
+/// a = 0 (where b * a^(b-1) is 0 * inf); and y = 0^b is 0 for every b > 0 (1 at b = 0), so
+/// db is 0 there (where y * log(a) is 0 * -inf).
 struct pow_op {
   static constexpr std::string_view name = "pow";
   static constexpr std::string_view symbol = "**";
@@ -20,9 +24,12 @@ struct pow_op {
   static auto value(const auto& a, const auto& b) { return a.pow(b); }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * b * a.pow(b - T(1));
+    return (b == T(0)).select(T(0), dy * b * a.pow(b - T(1)));
   }
-  static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& y) { return dy * y * a.log(); }
+  static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& y) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return (a == T(0) && b.real() >= 0).select(T(0), dy * y * a.log());
+  }
 };
 static_assert(BinaryOp<pow_op>);
 
