@@ -1,8 +1,9 @@
-// tape/threads_test.cpp -- independent graphs built, differentiated and dropped concurrently (CI also runs this under
-// ThreadSanitizer).
+// threads/threads_test.cpp -- graphs built, read, differentiated and dropped concurrently: independent ones, and
+// ones that share nodes, leaves and deferred values (CI also runs this under ThreadSanitizer).
 #include <barrier>
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -179,6 +180,107 @@ TEST(Threads, LongChainsDroppedConcurrently) {
     });
   for (std::thread& worker : workers) worker.join();
   for (int t = 0; t < thread_count; ++t) EXPECT_EQ(grads[t], 1.0) << "thread " << t;
+}
+
+// Backward calls from several threads through one retained shared node, each thread on a loss of its
+// own, into one shared leaf: w.grad is the sum of every call's gradient (PyTorch's guarantee). With
+// h = sin(w x) and loss_t = sum(c_t h), d loss_t / dw = c_t sum(x cos(w x)).
+TEST(Threads, ConcurrentBackwardThroughASharedGraphSumsTheGradients) {
+  constexpr int workers_count = 4, rounds = 150;
+  const Tensor x = Tensor::arange(1, 9) / 8.0;  // 1/8 ... 1
+  Tensor w = Tensor::scalar(0.7).requires_grad_();
+  const Tensor h = fg::taped(fg::sin(w * x));
+  std::barrier sync(workers_count);
+  std::vector<std::thread> workers;
+  std::vector<double> loss_values(workers_count);
+  for (int t = 0; t < workers_count; ++t)
+    workers.emplace_back([&, t] {
+      const double c = t + 1.0;
+      sync.arrive_and_wait();
+      for (int round = 0; round < rounds; ++round) {
+        const Tensor loss = fg::taped(fg::sum(c * h));
+        loss.backward({.retain_graph = true});
+        loss_values[t] = loss.item();
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  const Eigen::ArrayXd xs = x.eigen();
+  const double dh = (xs * (0.7 * xs).cos()).sum();  // d sum(h) / dw
+  double c_total = 0;
+  for (int t = 0; t < workers_count; ++t) {
+    c_total += t + 1.0;
+    EXPECT_NEAR(loss_values[t], (t + 1.0) * (0.7 * xs).sin().sum(), 1e-13) << "thread " << t;
+  }
+  const double expected = rounds * c_total * dh;  // 1500 * dh: every call counted once
+  EXPECT_NEAR(w.grad().item(), expected, 1e-12 * expected);
+}
+
+// The same in a loop of short rounds, so that the backwards also overlap with recording on the
+// shared node and with the drop of each thread's loss: every round's gradient is checked.
+TEST(Threads, EveryConcurrentBackwardRoundGivesTheSerialSum) {
+  constexpr int workers_count = 4, rounds = 60;
+  const Tensor x = Tensor::arange(1, 5);
+  const Eigen::ArrayXd xs = x.eigen();
+  for (int round = 0; round < rounds; ++round) {
+    Tensor w = Tensor::scalar(0.1 * round).requires_grad_();
+    const Tensor h = fg::Tensor(fg::exp(-w * x));  // one fused node, shared
+    std::barrier sync(workers_count);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < workers_count; ++t)
+      workers.emplace_back([&, t] {
+        sync.arrive_and_wait();
+        const Tensor loss = fg::taped(fg::sum(h * double(t + 1)) + w);
+        loss.backward({.retain_graph = true});
+      });
+    for (std::thread& worker : workers) worker.join();
+    // d/dw [(t + 1) sum(exp(-w x)) + w], summed over t = 0..3: -10 sum(x exp(-w x)) + 4.
+    const double expected = -10.0 * (xs * (-0.1 * round * xs).exp()).sum() + 4.0;
+    ASSERT_NEAR(w.grad().item(), expected, 1e-12 * std::abs(expected) + 1e-14) << "round " << round;
+  }
+}
+
+// A fused sum's value is deferred until first read (or computed by backward). Threads that read
+// it at once, one of them running backward, all see the one value, computed once.
+TEST(Threads, ConcurrentReadersOfADeferredValueSeeOneValue) {
+  constexpr int rounds = 100;
+  const Tensor x = Tensor::arange(1, 101);  // sum of squares 338350
+  for (int round = 0; round < rounds; ++round) {
+    Tensor w = Tensor::scalar(1.0 + round).requires_grad_();
+    const Tensor s = fg::sum(w * x * x);
+    std::barrier sync(thread_count);
+    std::vector<double> seen(thread_count);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < thread_count; ++t)
+      workers.emplace_back([&, t] {
+        sync.arrive_and_wait();
+        if (t == 0) s.backward({.retain_graph = true});
+        seen[t] = t % 2 ? s.item() : s.data()[0];
+      });
+    for (std::thread& worker : workers) worker.join();
+    for (int t = 0; t < thread_count; ++t) ASSERT_EQ(seen[t], 338350.0 * (1.0 + round)) << "thread " << t;
+    ASSERT_EQ(w.grad().item(), 338350.0);
+  }
+}
+
+// A shared intermediate that retains its gradient is dropped by its owner while other threads run
+// backward through it: its gradient is written only while it lives, and nothing is lost or torn.
+TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackward) {
+  constexpr int rounds = 40;
+  for (int round = 0; round < rounds; ++round) {
+    Tensor w = Tensor::scalar(2.0).requires_grad_();
+    auto h = std::make_unique<Tensor>(fg::taped(w * w));
+    h->retain_grad();
+    const Tensor loss = fg::taped(*h * 3.0);  // d loss / dw = 3 * 2w = 12
+    std::barrier sync(2);
+    std::thread dropper([&] {
+      sync.arrive_and_wait();
+      h.reset();
+    });
+    sync.arrive_and_wait();
+    loss.backward({.retain_graph = true});
+    dropper.join();
+    ASSERT_EQ(w.grad().item(), 12.0) << "round " << round;
+  }
 }
 
 }  // namespace

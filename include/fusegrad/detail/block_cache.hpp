@@ -30,6 +30,8 @@ inline void free_values(void* p, std::size_t bytes) noexcept {
 // iteration of a training loop asks again for the blocks the previous one freed. A freed
 // block waits for the next request of (nearly) its size; a thread keeps at most
 // its limit (256 MiB unless set_limit says otherwise) and gives back the rest at once.
+// As in object_pool, a thread keeps only what balances what it handed out: blocks that a
+// thread frees for another (a consumer of graphs a producer records) go back to the system.
 class block_cache {
  public:
   static constexpr std::size_t min_bytes = std::size_t(64) << 10;  // below this, malloc recycles well
@@ -39,6 +41,7 @@ class block_cache {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
     if (!cache) return allocate_values(bytes);
     auto& c = *cache;
+    c.handed_out += bytes;
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
     // blocks would hold memory nobody uses.
     std::size_t best = c.blocks.size();
@@ -52,6 +55,7 @@ class block_cache {
     c.blocks[best] = c.blocks.back();
     c.blocks.pop_back();
     c.cached -= found.bytes;
+    c.handed_out += found.bytes - bytes;
     bytes = found.bytes;
     return found.p;
   }
@@ -62,7 +66,9 @@ class block_cache {
       return;
     }
     auto& c = *cache;
-    if (c.cached + bytes > c.limit) {
+    const bool own = c.handed_out >= bytes;  // else a block another thread handed out
+    if (own) c.handed_out -= bytes;
+    if (!own || c.cached + bytes > c.limit) {
       free_values(p, bytes);
       return;
     }
@@ -98,6 +104,7 @@ class block_cache {
     std::vector<block> blocks;
     std::size_t cached = 0;
     std::size_t limit = std::size_t(256) << 20;
+    std::size_t handed_out = 0;  // bytes allocated on this thread and not yet given back on it
     void clear() noexcept {
       for (const block& b : blocks) free_values(b.p, b.bytes);
       blocks.clear();

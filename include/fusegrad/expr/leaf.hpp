@@ -20,6 +20,27 @@ struct view {};
 
 namespace detail {
 
+// The extents of a leaf: stored when S leaves some to run time, nothing at all when S fixes
+// them (a number in an expression is then its value alone, 8 bytes for a double).
+template <ShapeType S>
+class leaf_extents {
+ public:
+  leaf_extents() = default;
+  explicit leaf_extents(const Extents& e) : extents_(e) {}
+  [[nodiscard]] Extents get() const { return extents_; }
+
+ private:
+  Extents extents_;
+};
+template <ShapeType S>
+  requires is_static_v<S>
+class leaf_extents<S> {
+ public:
+  constexpr leaf_extents() = default;
+  constexpr explicit leaf_extents(const Extents&) {}  // the constructors check that they fit S
+  [[nodiscard]] static constexpr Extents get() { return Extents::of<S>(); }
+};
+
 // Values and extents of a leaf. Shared by Var and Const, which differ only in takes_grad.
 template <Scalar T, ShapeType S, class Storage>
 class leaf_data;
@@ -31,8 +52,7 @@ class leaf_data<T, S, owning> {
   using static_shape = S;
   static constexpr node_kind kind = node_kind::leaf;
 
-  leaf_data() requires is_static_v<S> : values_(storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>))),
-                                        extents_(Extents::of<S>()) {}
+  leaf_data() requires is_static_v<S> : values_(storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>))) {}
 
   /// From values listed in row-major order; a static shape needs exactly size_v<S> of them.
   leaf_data(std::initializer_list<T> values) requires is_static_v<S> : leaf_data() {
@@ -43,7 +63,7 @@ class leaf_data<T, S, owning> {
   }
 
   /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
-  explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)), extents_() {}
+  explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)) {}
 
   /// From run-time extents (checked against S) and values in row-major order.
   leaf_data(const Extents& extents, std::initializer_list<T> values) : leaf_data(extents) {
@@ -62,8 +82,8 @@ class leaf_data<T, S, owning> {
   /// From an Eigen vector (rank-1 or scalar shapes) or matrix (rank-2 shapes, copied row-major).
   template <class Derived>
   explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(extents_of_eigen(eigen)) {
-    require_fits<S>(extents_, "fusegrad leaf from an Eigen object");
-    values_.resize(static_cast<Eigen::Index>(extents_.size()));
+    require_fits<S>(extents_of_eigen(eigen), "fusegrad leaf from an Eigen object");
+    values_.resize(static_cast<Eigen::Index>(eigen.size()));
     if constexpr (S::rank == 2) {
       Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           values_.data(), eigen.rows(), eigen.cols()) = eigen.derived().template cast<T>().matrix();
@@ -72,7 +92,7 @@ class leaf_data<T, S, owning> {
     }
   }
 
-  [[nodiscard]] Extents extents() const { return extents_; }
+  [[nodiscard]] Extents extents() const { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return values_.data(); }
   [[nodiscard]] T* data() noexcept { return values_.data(); }
   /// The values, flat and row-major; writable, so an optimiser can update them in place.
@@ -96,7 +116,7 @@ class leaf_data<T, S, owning> {
 
  private:
   storage_t<T, S> values_;
-  Extents extents_;
+  [[no_unique_address]] leaf_extents<S> extents_;
 };
 
 template <Scalar T, ShapeType S>
@@ -111,7 +131,7 @@ class leaf_data<T, S, view> {
     require_fits<S>(extents, "fusegrad leaf view");
   }
   /// Views `data`, whose extents are those of S (all static).
-  explicit leaf_data(const T* data) requires is_static_v<S> : data_(data), extents_(Extents::of<S>()) {}
+  explicit leaf_data(const T* data) requires is_static_v<S> : data_(data) {}
   /// Views a contiguous Eigen vector, or a row-major matrix for a rank-2 shape.
   template <class Derived>
     requires(bool(Derived::IsVectorAtCompileTime) || (S::rank == 2 && bool(Derived::IsRowMajor)))
@@ -120,15 +140,15 @@ class leaf_data<T, S, view> {
                   S::rank == 2 ? Extents{static_cast<std::size_t>(eigen.rows()), static_cast<std::size_t>(eigen.cols())}
                                : (S::rank == 0 ? Extents{} : Extents{static_cast<std::size_t>(eigen.size())})) {}
 
-  [[nodiscard]] Extents extents() const { return extents_; }
+  [[nodiscard]] Extents extents() const { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return data_; }
   [[nodiscard]] auto value() const noexcept {
-    return Eigen::Map<const storage_t<T, S>>(data_, static_cast<Eigen::Index>(extents_.size()));
+    return Eigen::Map<const storage_t<T, S>>(data_, static_cast<Eigen::Index>(extents().size()));
   }
 
  private:
   const T* data_;
-  Extents extents_;
+  [[no_unique_address]] leaf_extents<S> extents_;
 };
 
 }  // namespace detail

@@ -13,6 +13,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/graph.hpp>
+#include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/tensor.hpp>
 
 namespace fusegrad::detail {
@@ -30,9 +31,11 @@ inline std::uint64_t random_start() noexcept {
 // Backpropagates `seed` (shaped like root) through the graph that produced root. Each node
 // runs once, after every consumer of its output has sent its gradient (Kahn's algorithm on
 // the reverse graph), so diamonds and shared sub-graphs are right. No recursion anywhere:
-// a chain of a million nodes needs no stack.
+// a chain of a million nodes needs no stack. Backwards on several threads take turns
+// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients.
 template <class T>
 void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
+  const graph_lock lock;
   if (!root.grad_fn) {  // a leaf: its gradient is the seed
     if (root.requires_grad) root.accumulate_grad(seed);
     return;
@@ -130,11 +133,11 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       destinations[k] =
           e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.leaf) : e.leaf->grad_destination());
     }
-    tensor_impl<T>* out = n->output;
-    T* deferred = out && out->value_pending ? out->storage->data : nullptr;
+    tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
+    T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
     n->backward(n->grad_buffer.data(), std::span<T* const>(destinations, n->inputs.size()), deferred);
     if (deferred) {
-      out->value_pending = false;
+      out->value_pending.store(false, std::memory_order_release);
       n->value_settled();
     }
     if (out && out->retains_grad) {
@@ -148,7 +151,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (anomaly_detection)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const edge<T>& e = n->inputs[k];
-        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->extents.size(),
+        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->size,
                      n->name() + " = " + n->expression() + " (backward)");
       }
     for (edge<T>& e : n->inputs)

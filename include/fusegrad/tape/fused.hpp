@@ -15,6 +15,7 @@
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/graph.hpp>
+#include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/tensor.hpp>
 
 namespace fusegrad {
@@ -102,15 +103,18 @@ class fused_node final : public node<typename E::value_type> {
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
   using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
 
-  // One element-wise op on tensors: when its operands have the output's size (no
-  // broadcasting, which a taped node of same-shaped or scalar tensors usually is), the op
-  // spec's value and VJP run straight on Eigen maps; the sweep gives the same numbers with
-  // more bookkeeping than a one-op node can afford.
+  // One element-wise op on tensors (and numbers held in the node): when its operands have
+  // the output's size (no broadcasting, which a taped node of same-shaped or scalar tensors
+  // usually is), the op spec's value and VJP run straight on Eigen maps; the sweep gives the
+  // same numbers with more bookkeeping than a one-op node can afford.
+  template <class X>
+  static constexpr bool direct_operand = is_tensor_v<X> || X::kind == node_kind::leaf;
   static constexpr bool single_op = [] {
     if constexpr (is_unary_expr_v<E>)
       return is_tensor_v<node_t<decltype(E::x)>>;
     else if constexpr (E::kind == node_kind::elementwise)
-      return is_tensor_v<node_t<decltype(E::lhs)>> && is_tensor_v<node_t<decltype(E::rhs)>>;
+      return direct_operand<node_t<decltype(E::lhs)>> && direct_operand<node_t<decltype(E::rhs)>> &&
+             (is_tensor_v<node_t<decltype(E::lhs)>> || is_tensor_v<node_t<decltype(E::rhs)>>);
     else
       return false;
   }();
@@ -118,7 +122,7 @@ class fused_node final : public node<typename E::value_type> {
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
       : expr_(std::forward<X>(expr)), grad_leaves_(grad_leaves) {
-    this->extents = output_extents;
+    this->size = output_extents.size();
     for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
     edge<T>* out = edges_.data();
     for (tensor_impl<T>* input : grad_leaves)
@@ -148,9 +152,9 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) const {
-    if (!compute_flat(out)) evaluate_into(*expr_, this->extents, out);
+    if (!compute_flat(out)) evaluate_into(*expr_, expr_->extents(), out);
     if (anomaly_detection) [[unlikely]]
-      check_finite(out, this->extents.size(), name() + " = " + expression() + " (forward)");
+      check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
 
   void check_runnable() const override { check_versions("its gradient"); }
@@ -159,7 +163,7 @@ class fused_node final : public node<typename E::value_type> {
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
     if constexpr (single_op) {
       if (flat_) {  // most taped nodes: the op spec's VJP on flat maps (never deferred: value_out is null)
-        if (this->extents.size() == 1)
+        if (this->size == 1)
           backward_single_op<1>(grad_output, input_grads);
         else
           backward_single_op(grad_output, input_grads);
@@ -173,8 +177,9 @@ class fused_node final : public node<typename E::value_type> {
       if (value_out) *value_out = value;
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
-      const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->extents.size()));
-      sweep_back(*expr_, this->extents, sinks, upstream, this->extents, discard_values{});
+      const Extents extents = expr_->extents();  // the node keeps the size alone
+      const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->size));
+      sweep_back(*expr_, extents, sinks, upstream, extents, discard_values{});
     }
   }
 
@@ -198,9 +203,11 @@ class fused_node final : public node<typename E::value_type> {
     for (const auto& [leaf, version] : versions_) leaf->storage->remove_deferred_reader(this);
   }
   void settle_value() override {
-    if (this->output && this->output->value_pending) {
-      compute_value(this->output->storage->data);
-      this->output->value_pending = false;
+    const graph_lock lock;  // a reader on another thread may be computing the same value
+    tensor_impl<T>* out = this->output.load(std::memory_order_relaxed);
+    if (out && out->value_pending.load(std::memory_order_relaxed)) {
+      compute_value(out->storage->data);
+      out->value_pending.store(false, std::memory_order_release);
     }
     value_settled();
   }
@@ -223,29 +230,42 @@ class fused_node final : public node<typename E::value_type> {
   // a fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
   template <int N = Eigen::Dynamic>
   [[nodiscard]] Eigen::Map<Eigen::Array<T, N, 1>> map(T* p) const {
-    return {p, static_cast<Eigen::Index>(this->extents.size())};
+    return {p, static_cast<Eigen::Index>(this->size)};
   }
   template <int N = Eigen::Dynamic>
   [[nodiscard]] Eigen::Map<const Eigen::Array<T, N, 1>> map(const T* p) const {
-    return {p, static_cast<Eigen::Index>(this->extents.size())};
+    return {p, static_cast<Eigen::Index>(this->size)};
   }
   // A single op whose operands all have the output's size: flat element-wise, nothing broadcast.
   [[nodiscard]] bool is_flat() const {
-    const std::size_t n = this->extents.size();
+    const std::size_t n = this->size;
     if constexpr (!single_op)
       return false;
     else if constexpr (is_unary_expr_v<E>)
-      return expr_->x.impl()->extents.size() == n;
+      return size_of(expr_->x) == n;
     else
-      return expr_->lhs.impl()->extents.size() == n && expr_->rhs.impl()->extents.size() == n;
+      return size_of(expr_->lhs) == n && size_of(expr_->rhs) == n;
   }
-  // The values of a leaf of the expression (defined: fused() checked it).
-  static const T* values_of(const BasicTensor<T>& leaf) { return leaf.impl()->data(); }
+  // The values of a leaf of the expression (a tensor is defined: fused() checked it).
+  template <class L>
+  static const T* values_of(const L& leaf) {
+    if constexpr (is_tensor_v<L>)
+      return leaf.impl()->data();
+    else
+      return leaf.data();
+  }
+  template <class L>
+  static std::size_t size_of(const L& leaf) {
+    if constexpr (is_tensor_v<L>)
+      return leaf.impl()->extents.size();
+    else
+      return leaf.extents().size();
+  }
   // The value of a flat single op, straight from the op spec; false when the sweep must run.
   bool compute_flat(T* out) const {
     if constexpr (single_op) {
       if (flat_) {
-        if (this->extents.size() == 1)
+        if (this->size == 1)
           map<1>(out) = op_value<1>(*expr_);
         else
           map(out) = op_value(*expr_);
@@ -276,7 +296,7 @@ class fused_node final : public node<typename E::value_type> {
       const Eigen::Array<T, 1, 1> y = op_value<1>(e);
       add_operand_vjps<1>(e, dy, y, input_grads);
     } else {
-      small_buffer<T> kept(this->extents.size());
+      small_buffer<T> kept(this->size);
       map<N>(kept.data()) = op_value<N>(e);
       add_operand_vjps<N>(e, dy, map<N>(static_cast<const T*>(kept.data())), input_grads);
     }
@@ -376,7 +396,7 @@ template <class E>
     auto& node = static_cast<recorded&>(*result.grad_fn);
     if (recorded::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
       node.defer_value();
-      result.value_pending = true;
+      result.value_pending.store(true, std::memory_order_relaxed);  // not yet shared with any thread
     } else {
       node.evaluate(result.storage->data);
     }
@@ -387,9 +407,33 @@ template <class E>
 /// Records the same expression with one tape node per operation, as an eager framework
 /// does: what the benchmarks compare fused recording against.
 template <Differentiable E>
+[[nodiscard]] auto taped(const E& expr);
+
+namespace detail {
+// An operand of a taped node: a tensor as it is, a sub-expression recorded first, and a
+// number (any non-tensor leaf) copied into the node as a constant, as PyTorch keeps the
+// scalar of `t * 2` in its MulBackward: a tensor of its own would cost a graph object per use.
+template <class X>
+auto taped_operand(const X& x) {
+  using T = typename X::value_type;
+  using S = typename X::static_shape;
+  if constexpr (is_tensor_v<X> || X::kind != node_kind::leaf) {
+    return taped(x);
+  } else if constexpr (std::is_same_v<X, Const<T, S, owning>>) {
+    return x;
+  } else {
+    Const<T, S, owning> copy(x.extents());
+    std::copy_n(x.data(), x.extents().size(), copy.data());
+    return copy;
+  }
+}
+}  // namespace detail
+
+template <Differentiable E>
 [[nodiscard]] auto taped(const E& expr) {
   using node_type = std::remove_cvref_t<E>;
   using T = typename node_type::value_type;
+  using detail::taped_operand;
   if constexpr (detail::is_tensor_v<node_type>) {
     return expr;
   } else if constexpr (node_type::kind == node_kind::leaf) {
@@ -398,14 +442,15 @@ template <Differentiable E>
     return std::apply(
         [](const auto&... a) {
           using op = typename node_type::op;
-          return fused(materialized_expr<op, decltype(taped(a))...>{std::tuple(taped(a)...)});
+          return fused(materialized_expr<op, decltype(taped_operand(a))...>{std::tuple(taped_operand(a)...)});
         },
         expr.args);
   } else if constexpr (detail::is_unary_expr_v<node_type>) {
-    return fused(unary_expr<typename node_type::op, decltype(taped(expr.x))>{taped(expr.x)});
+    return fused(unary_expr<typename node_type::op, decltype(taped_operand(expr.x))>{taped_operand(expr.x)});
   } else {
-    return fused(binary_expr<typename node_type::op, decltype(taped(expr.lhs)), decltype(taped(expr.rhs))>{
-        taped(expr.lhs), taped(expr.rhs)});
+    return fused(
+        binary_expr<typename node_type::op, decltype(taped_operand(expr.lhs)), decltype(taped_operand(expr.rhs))>{
+            taped_operand(expr.lhs), taped_operand(expr.rhs)});
   }
 }
 

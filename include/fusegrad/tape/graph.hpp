@@ -19,6 +19,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/pool.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 
@@ -49,9 +50,9 @@ class spin_lock {
 // its consumers let go of it, while a detach()ed tensor may keep the values longer -- so the
 // block counts its two independent parts, the node and the storage, and the last frees it.
 struct recorded_block {
-  explicit recorded_block(std::size_t n) noexcept : bytes(n) {}
+  explicit recorded_block(std::size_t n) noexcept : bytes(static_cast<std::uint32_t>(n)) {}
   std::atomic<std::uint32_t> parts{2};
-  std::size_t bytes;
+  std::uint32_t bytes;  // at most object_pool's largest class, or a node type's size
 
   void part_gone() noexcept {
     if (parts.fetch_sub(1, std::memory_order_acq_rel) == 1) object_pool::deallocate(this, bytes);
@@ -75,22 +76,25 @@ struct recorded_block {
 // node can tell that a value it will read in backward is no longer the one it was given.
 template <Scalar T>
 struct tensor_storage final : ref_counted {
+  spin_lock readers_lock;  // guards deferred_readers
   small_buffer<T> owned;
   T* data = nullptr;
   std::size_t size = 0;
   std::uint64_t version = 0;
   // Nodes whose deferred value (a fused sum or mean not yet computed) reads these values:
   // an in-place write computes those values first, so they stay the values at recording.
-  std::vector<node<T>*> deferred_readers;  // guarded by readers_lock
-  spin_lock readers_lock;
+  // Made by the first such node: most storages never have one.
+  std::unique_ptr<std::vector<node<T>*>> deferred_readers;
+  recorded_block* block = nullptr;  // set when the storage lives in its node's block
 
   void add_deferred_reader(node<T>* n) {
     const std::lock_guard lock(readers_lock);
-    deferred_readers.push_back(n);
+    if (!deferred_readers) deferred_readers = std::make_unique<std::vector<node<T>*>>();
+    deferred_readers->push_back(n);
   }
   void remove_deferred_reader(node<T>* n) noexcept {
     const std::lock_guard lock(readers_lock);
-    std::erase(deferred_readers, n);
+    if (deferred_readers) std::erase(*deferred_readers, n);
   }
   // Computes every deferred value that reads these values (before an in-place write).
   void settle_deferred_readers() {
@@ -98,8 +102,8 @@ struct tensor_storage final : ref_counted {
       node<T>* reader = nullptr;
       {
         const std::lock_guard lock(readers_lock);
-        if (deferred_readers.empty()) return;
-        reader = deferred_readers.back();
+        if (!deferred_readers || deferred_readers->empty()) return;
+        reader = deferred_readers->back();
       }
       reader->settle_value();  // removes itself
     }
@@ -108,8 +112,6 @@ struct tensor_storage final : ref_counted {
   explicit tensor_storage(std::size_t n) : owned(n), data(owned.data()), size(n) {}
   tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
   [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept { return {data, static_cast<Eigen::Index>(size)}; }
-
-  recorded_block* block = nullptr;  // set when the storage lives in its node's block
 
  private:
   void destroy() noexcept override { recorded_block::destroy_part(this); }
@@ -128,14 +130,16 @@ void check_finite(const T* values, std::size_t n, const std::string& what) {
 // What a Tensor handle points to.
 template <Scalar T>
 struct tensor_impl final : ref_counted {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  bool in_block = false;  // lives in grad_fn's block (recorded_block)
+  // A fused node will compute the values when they are first read. Set once at recording,
+  // cleared once, under graph_lock; threads that read the tensor test it without the lock.
+  std::atomic<bool> value_pending{false};
   Extents extents;
   ref<tensor_storage<T>> storage;
   ref<node<T>> grad_fn;  // the node that produced this tensor; null for leaves
   ref<tensor_storage<T>> grad;
-  bool requires_grad = false;
-  bool retains_grad = false;
-  bool value_pending = false;  // a fused node will compute the values when first read
-  bool in_block = false;       // lives in grad_fn's block (recorded_block)
 
   tensor_impl(const Extents& e, ref<tensor_storage<T>> s) : extents(e), storage(std::move(s)) {}
   ~tensor_impl() override {
@@ -144,7 +148,7 @@ struct tensor_impl final : ref_counted {
 
   // The values, computed first if a fused node deferred them.
   const T* data() {
-    if (value_pending) [[unlikely]]
+    if (value_pending.load(std::memory_order_acquire)) [[unlikely]]
       compute_pending_value();
     return storage->data;
   }
@@ -191,29 +195,31 @@ struct edge {
 // them: a node lives while its output or a later node needs it.
 template <Scalar T>
 struct node : ref_counted {
-  std::span<edge<T>> inputs;         // one per distinct input that requires grad (storage: the subclass)
-  Extents extents;                   // of the output
-  tensor_impl<T>* output = nullptr;  // not owning: cleared when the output tensor dies
-  bool released = false;
-
-  // The engine's state during one backward (tape/backward.hpp): the gradient arriving at
-  // the output, and the node's place in the pass's work list, intrusive so that a backward
-  // moves no node through a container.
+  // A backward's state lives in the nodes it runs (waiting, has_grad, grad_buffer, pass and
+  // the two intrusive lists), so that it moves no node through a container (tape/backward.hpp).
+  // The small fields come first, where they fill ref_counted's padding: nodes are many.
+  std::uint32_t waiting = 0;  // consumers inside this graph that have not yet sent their gradient
+  bool has_grad = false;      // grad_buffer holds this backward's gradient
+  bool released = false;      // an earlier backward dropped what backward reads
+  std::span<edge<T>> inputs;  // one per distinct input that requires grad (storage: the subclass)
+  std::size_t size = 0;       // elements of the output (its extents are the output tensor's)
+  // Not owning: cleared when the output tensor dies, which a backward on another thread may
+  // be reading (see tensor_impl::leave).
+  std::atomic<tensor_impl<T>*> output = nullptr;
   small_buffer<T> grad_buffer;
-  std::size_t waiting = 0;       // consumers inside this graph that have not yet sent their gradient
-  std::uint64_t pass = 0;        // the backward that last reached this node
-  node* next_visited = nullptr;  // the nodes this pass reached, in the order it found them
-  node* next_ready = nullptr;    // the nodes whose consumers have all sent their gradient
-  bool has_grad = false;
+  std::uint64_t pass = 0;           // the backward that last reached this node
+  node* next_visited = nullptr;     // the nodes this pass reached, in the order it found them
+  node* next_ready = nullptr;       // the nodes whose consumers have all sent their gradient
+  recorded_block* block = nullptr;  // the allocation shared with the output (see record_node)
 
   // Where gradients for this node's output are added; zeroed by the first sender.
   T* grad_destination() {
     if (!has_grad) {
-      grad_buffer.resize(extents.size());
-      if (extents.size() == 1)  // a scalar tensor's: a store, not a call to memset
+      grad_buffer.resize(size);
+      if (size == 1)  // a scalar tensor's: a store, not a call to memset
         grad_buffer[0] = T(0);
       else
-        std::fill_n(grad_buffer.data(), extents.size(), T(0));
+        std::fill_n(grad_buffer.data(), size, T(0));
       has_grad = true;
     }
     return grad_buffer.data();
@@ -223,7 +229,7 @@ struct node : ref_counted {
   [[nodiscard]] virtual std::string name() const = 0;
   /// The expression the node computes, over its inputs; pictures show it for fused nodes.
   [[nodiscard]] virtual std::string expression() const = 0;
-  /// Writes the output values (extents.size() of them).
+  /// Writes the output values (`size` of them).
   virtual void compute_value(T* out) = 0;
   /// Given dL/d(output), ADDS dL/d(input k) into input_grads[k] (input-shaped memory: the
   /// leaf's gradient or the producing node's buffer, so no gradient is copied twice).
@@ -239,8 +245,6 @@ struct node : ref_counted {
   virtual void value_settled() noexcept {}
   /// An input is about to change in place: compute the deferred output value now.
   virtual void settle_value() = 0;
-
-  recorded_block* block = nullptr;  // the allocation shared with the output (see record_node)
 
  private:
   void destroy() noexcept override { recorded_block::destroy_part(this); }
@@ -264,6 +268,7 @@ ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
   auto* block = ::new (memory) recorded_block(bytes);
   tensor_storage<T>* storage = nullptr;
   NodeType* recorded = nullptr;
+  static_assert(bytes <= UINT32_MAX);
   try {
     storage = ::new (memory + storage_at) tensor_storage<T>(e.size());
     recorded = ::new (memory + node_at) NodeType(std::forward<Args>(args)...);
@@ -278,7 +283,7 @@ ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
   impl->in_block = true;
   impl->grad_fn = ref<node<T>>::adopt_new(recorded);
   impl->requires_grad = true;
-  recorded->output = impl;
+  recorded->output.store(impl, std::memory_order_relaxed);
   return ref<tensor_impl<T>>::adopt_new(impl);
 }
 
@@ -291,20 +296,30 @@ inline graph_error freed_graph_error(const std::string& node_name) {
 
 template <Scalar T>
 void tensor_impl<T>::leave(node<T>& producer) noexcept {
-  if (producer.output == this) {
-    producer.output = nullptr;
-    if (value_pending) producer.value_settled();  // nobody can read it any more
+  if (producer.output.load(std::memory_order_relaxed) != this) return;
+  // A backward running on another thread through `producer` writes into its output only
+  // when the output retains its gradient or waits for its value; only then does the output
+  // have to wait for that backward to finish before it goes. Otherwise the backward reads
+  // two flags that stay false, in memory that the node keeps (the recorded_block).
+  if (retains_grad || value_pending.load(std::memory_order_relaxed)) {
+    const graph_lock lock;
+    producer.output.store(nullptr, std::memory_order_relaxed);
+    if (value_pending.load(std::memory_order_relaxed)) producer.value_settled();  // nobody can read it any more
+  } else {
+    producer.output.store(nullptr, std::memory_order_relaxed);
   }
 }
 
 template <Scalar T>
 void tensor_impl<T>::compute_pending_value() {
+  const graph_lock lock;
+  if (!value_pending.load(std::memory_order_relaxed)) return;  // another thread computed it meanwhile
   if (!grad_fn || grad_fn->released)
     throw graph_error(
         "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
         "read the value before backward, or pass retain_graph=true");
   grad_fn->compute_value(storage->data);
-  value_pending = false;
+  value_pending.store(false, std::memory_order_release);
   grad_fn->value_settled();
 }
 

@@ -16,9 +16,15 @@ namespace fusegrad::detail {
 // A per-thread free list for each size class of small graph objects (tensors, storage,
 // and a recorded node with its output, graph.hpp's recorded_block): recording an operation
 // takes one block, and the general-purpose allocator would cost more than the operation
-// itself on small tensors. Freed blocks stay in the freeing thread's list (memory may
-// migrate between threads; it is never lost) and are returned to the system when the
-// thread ends.
+// itself on small tensors.
+//
+// A thread keeps a freed block only while it has handed out more than it has taken back.
+// A thread that frees what others allocated (a consumer of graphs that a producer thread
+// records) would otherwise collect blocks that its own recording never asks for again, and
+// the producer would keep asking the system for new ones: memory would grow with every
+// graph. Past its balance a thread gives blocks straight back to the system allocator,
+// whose own free lists then serve the producer. A thread's list is returned to the system
+// when the thread ends.
 class object_pool {
  public:
   static constexpr std::size_t granule = 16, classes = 64;  // blocks up to 1 KiB
@@ -26,18 +32,22 @@ class object_pool {
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
-    if (!lists || !lists->head[c]) return ::operator new((c + 1) * granule);
+    if (!lists) return ::operator new((c + 1) * granule);
+    lists->handed_out += (c + 1) * granule;
+    if (!lists->head[c]) return ::operator new((c + 1) * granule);
     free_block* block = lists->head[c];
     lists->head[c] = block->next;
     return block;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
+    const std::size_t block_bytes = (c + 1) * granule;
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
-    if (!lists) {
+    if (!lists || lists->handed_out < block_bytes) {
       ::operator delete(p);
       return;
     }
+    lists->handed_out -= block_bytes;
     lists->head[c] = ::new (p) free_block{lists->head[c]};
   }
 
@@ -49,6 +59,7 @@ class object_pool {
   };
   struct free_lists {
     std::array<free_block*, classes> head{};
+    std::size_t handed_out = 0;  // bytes allocated on this thread and not yet taken back into its lists
     ~free_lists() {
       for (free_block* block : head)
         while (block) ::operator delete(std::exchange(block, block->next));

@@ -69,8 +69,10 @@ class ref_counted {
     }
   };
 
-  std::atomic<std::uint32_t> refs_{0};
+  // The count last: a derived class's first small members (flags, a 4-byte count) then fill
+  // the padding after it instead of adding their own (graph objects are many).
   ref_counted* next_pending_ = nullptr;  // the link in pending_destruction, once refs_ is zero
+  std::atomic<std::uint32_t> refs_{0};
 };
 
 // A strong reference to a ref_counted T.

@@ -1,0 +1,46 @@
+// tape/graph_lock.hpp -- graph_lock: one backward at a time, and deferred values computed once.
+#pragma once
+
+#include <mutex>
+
+namespace fusegrad::detail {
+
+// A backward writes its bookkeeping into the nodes it runs (the gradient arriving at each,
+// how many consumers it still waits for) and adds into the leaves' gradients. Two backwards
+// that share a node or a leaf, on two threads, would mix those numbers. So every backward,
+// and every computation of a deferred value (which a backward may also write), holds this
+// process-wide lock: backwards from several threads run one after the other, while
+// recording and reading run in parallel. Uncontended, it costs a backward two atomic
+// operations. A thread that holds it may take it again: a deferred value read inside a
+// backward, a graph released by one.
+class graph_lock {
+ public:
+  graph_lock() {
+    if (depth() == 0) mutex().lock();
+    ++depth();
+  }
+  ~graph_lock() {
+    if (--depth() == 0) mutex().unlock();
+  }
+  graph_lock(const graph_lock&) = delete;
+  graph_lock& operator=(const graph_lock&) = delete;
+
+ private:
+  static std::mutex& mutex() noexcept {
+    // Constant-initialised (no guard) and never destroyed: a tensor that is a static object
+    // may release its graph after every other static is gone.
+    union never_destroyed {
+      std::mutex m;
+      constexpr never_destroyed() : m() {}
+      ~never_destroyed() {}
+    };
+    static constinit never_destroyed holder;
+    return holder.m;
+  }
+  static int& depth() noexcept {
+    thread_local constinit int held = 0;  // how many graph_locks this thread holds
+    return held;
+  }
+};
+
+}  // namespace fusegrad::detail

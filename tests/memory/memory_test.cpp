@@ -1,0 +1,190 @@
+// memory/memory_test.cpp -- how much memory the tape holds: per retained operation, and when graphs are
+// recorded on one thread and freed on another.
+//
+// Every replaceable global operator new/delete is replaced here by a version that counts the bytes
+// live (asked for and not yet given back), so this file is its own executable (tests/memory/).
+// Eigen's own allocations (none on these paths) are not counted.
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <semaphore>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+// --- the counting global operator new/delete ------------------------------------------------------
+
+namespace {
+std::atomic<std::ptrdiff_t> live_bytes{0};
+
+// Each block starts with a header that records its size; it is as large as the block's
+// alignment, so the pointer handed out keeps that alignment.
+void* counted_alloc(std::size_t n, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+  const std::size_t header = align;
+  void* raw = std::aligned_alloc(align, (header + n + align - 1) / align * align);
+  if (!raw) return nullptr;
+  *static_cast<std::size_t*>(raw) = n;
+  live_bytes.fetch_add(static_cast<std::ptrdiff_t>(n), std::memory_order_relaxed);
+  return static_cast<std::byte*>(raw) + header;
+}
+void counted_free(void* p, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__) noexcept {
+  if (!p) return;
+  void* raw = static_cast<std::byte*>(p) - align;
+  live_bytes.fetch_sub(static_cast<std::ptrdiff_t>(*static_cast<std::size_t*>(raw)), std::memory_order_relaxed);
+  std::free(raw);
+}
+void* counted_new(std::size_t n, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+  if (void* p = counted_alloc(n, align)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return counted_new(n); }
+void* operator new[](std::size_t n) { return counted_new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
+void* operator new(std::size_t n, std::align_val_t a) { return counted_new(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return counted_new(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t a) noexcept { counted_free(p, static_cast<std::size_t>(a)); }
+void operator delete[](void* p, std::align_val_t a) noexcept { counted_free(p, static_cast<std::size_t>(a)); }
+void operator delete(void* p, std::size_t, std::align_val_t a) noexcept {
+  counted_free(p, static_cast<std::size_t>(a));
+}
+void operator delete[](void* p, std::size_t, std::align_val_t a) noexcept {
+  counted_free(p, static_cast<std::size_t>(a));
+}
+void operator delete(void* p, std::align_val_t a, const std::nothrow_t&) noexcept {
+  counted_free(p, static_cast<std::size_t>(a));
+}
+void operator delete[](void* p, std::align_val_t a, const std::nothrow_t&) noexcept {
+  counted_free(p, static_cast<std::size_t>(a));
+}
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Tensor;
+
+std::ptrdiff_t live() { return live_bytes.load(); }
+
+// A producer thread records graphs (small tensors, fused and taped nodes, a deferred sum), hands
+// each to a consumer thread, which runs backward and drops it; they take turns. What the consumer
+// frees was allocated by the producer: the memory live after 20000 graphs must be what it was
+// after 1000, whatever either thread keeps for reuse.
+TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
+  constexpr int first_mark = 1000, last_mark = 20000;
+  const Tensor x = Tensor::arange(1, 17) / 16.0;
+  Tensor w = Tensor::scalar(0.5).requires_grad_();
+  Tensor handed_over;
+  std::binary_semaphore recorded(0), consumed(0);
+  std::ptrdiff_t at_first_mark = 0, at_last_mark = 0;
+  std::thread producer([&] {
+    for (int k = 1; k <= last_mark; ++k) {
+      const Tensor h = fg::taped(fg::sin(w * x));
+      handed_over = fg::sum(h * fg::exp(-x)) + fg::taped(fg::mean(h * h));
+      recorded.release();
+      consumed.acquire();
+    }
+  });
+  std::thread consumer([&] {
+    for (int k = 1; k <= last_mark; ++k) {
+      recorded.acquire();
+      handed_over.backward();
+      handed_over = Tensor();
+      if (k == first_mark) at_first_mark = live();
+      if (k == last_mark) at_last_mark = live();
+      consumed.release();
+    }
+  });
+  producer.join();
+  consumer.join();
+  EXPECT_EQ(at_last_mark, at_first_mark) << "bytes live after " << first_mark << " and after " << last_mark
+                                         << " graphs";
+  EXPECT_TRUE(w.grad().defined());
+}
+
+// The same with values of 64 KiB and more, which threads recycle through their block cache.
+TEST(Memory, LargeTensorsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
+  constexpr int first_mark = 100, last_mark = 1000;
+  const Tensor x = Tensor::randn({20'000}, 7);
+  Tensor w = Tensor::scalar(0.5).requires_grad_();
+  Tensor handed_over;
+  std::binary_semaphore recorded(0), consumed(0);
+  std::ptrdiff_t at_first_mark = 0, at_last_mark = 0;
+  std::thread producer([&] {
+    for (int k = 1; k <= last_mark; ++k) {
+      handed_over = fg::taped(fg::sum(fg::tanh(w * x)));
+      recorded.release();
+      consumed.acquire();
+    }
+  });
+  std::thread consumer([&] {
+    for (int k = 1; k <= last_mark; ++k) {
+      recorded.acquire();
+      handed_over.backward();
+      handed_over = Tensor();
+      if (k == first_mark) at_first_mark = live();
+      if (k == last_mark) at_last_mark = live();
+      consumed.release();
+    }
+  });
+  producer.join();
+  consumer.join();
+  EXPECT_EQ(at_last_mark, at_first_mark);
+}
+
+// One thread that records and frees its own graphs keeps its blocks for the next graph: after the
+// first iteration, a training loop's iterations ask the system for nothing more.
+TEST(Memory, ALoopOnOneThreadReusesItsBlocks) {
+  const Tensor x = Tensor::arange(1, 17) / 16.0;
+  Tensor w = Tensor::scalar(0.5).requires_grad_();
+  std::ptrdiff_t after_first = 0;
+  for (int k = 0; k < 1000; ++k) {
+    const Tensor loss = fg::taped(fg::mean(fg::square(fg::sin(w * x) - x)));
+    loss.backward();
+    w.zero_grad();
+    if (k == 0) after_first = live();
+  }
+  EXPECT_EQ(live(), after_first);
+}
+
+// A chain of retained one-element operations, t = t * c, as a scalar loop on the tape builds:
+// each operation holds one block (its node, its output tensor's state and its one value). The
+// chain is recorded on a thread of its own, whose pool starts empty, so every block is counted.
+TEST(Memory, ARetainedOneElementOperationHoldsAtMost512Bytes) {
+  constexpr int length = 100'000;
+  constexpr double factor = 1.0000001;
+  double bytes_per_op = 0, gradient = 0;
+  std::thread([&] {
+    Tensor x = Tensor::scalar(1.0).requires_grad_();
+    Tensor t = x;
+    const std::ptrdiff_t before = live();
+    for (int k = 0; k < length; ++k) t = fg::taped(t * factor);
+    bytes_per_op = double(live() - before) / length;
+    t.backward();
+    gradient = x.grad().item();
+  }).join();
+  RecordProperty("bytes_per_op", std::to_string(bytes_per_op));
+  EXPECT_LE(bytes_per_op, 512.0);
+  EXPECT_GT(bytes_per_op, 0.0);
+  EXPECT_NEAR(gradient, std::pow(factor, length), 1e-9);  // d t / d x = factor^length
+}
+
+}  // namespace
