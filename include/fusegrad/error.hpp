@@ -12,7 +12,7 @@ class error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Run-time extents that do not fit an operation (broadcasting, matmul, reshape ...).
+/// Run-time extents that do not fit an operation (broadcasting, matmul ...).
 class shape_error : public error {
  public:
   using error::error;

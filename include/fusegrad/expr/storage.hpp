@@ -73,7 +73,7 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 /// this many elements (fixed-size Eigen arrays, so they vectorise), then the reverse sweep
 /// runs on the same block before moving on. Short blocks fit in registers: 16 doubles are
 /// two AVX-512 or four AVX2 packets, so a block's values and the scalars' gradient lanes
-/// can stay there from one node to the next; with 64, B2 and B3 took 1.5-2x as long.
+/// can stay there from one node to the next.
 inline constexpr Eigen::Index block_length = 16;
 
 // block_t<T, N>: the array type of one node's value on one block of N elements

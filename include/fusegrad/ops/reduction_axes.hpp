@@ -47,10 +47,8 @@ namespace fusegrad {
 /// Axes to reduce over, as a value: `fg::sum(x, fg::axes<0, 2>)`.
 template <std::size_t... As>
 inline constexpr Axes<As...> axes{};
-/// Every axis, as a value: `fg::sum(x, fg::all_axes, fg::keep_dims::yes)`.
+/// Every axis, as a value: `fg::sum(x, fg::all_axes, fg::keepdims)`.
 inline constexpr AllAxes all_axes{};
 /// Keep reduced axes with extent 1: `fg::sum(x, fg::axes<1>, fg::keepdims)`.
 inline constexpr std::integral_constant<keep_dims, keep_dims::yes> keepdims{};
-/// Drop reduced axes (the default).
-using drop_dims_t = std::integral_constant<keep_dims, keep_dims::no>;
 }  // namespace fusegrad

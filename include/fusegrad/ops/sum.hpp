@@ -45,7 +45,7 @@ struct sum_op : sum_op_base {
 };
 
 /// Sum of all elements: y = sum_i x_i; dx = dy everywhere.
-/// `fg::sum(x, fg::axes<1>)` sums axis 1; `fg::sum(x, fg::axes<1>, fg::keep_dims::yes)` keeps it as 1.
+/// `fg::sum(x, fg::axes<1>)` sums axis 1; `fg::sum(x, fg::axes<1>, fg::keepdims)` keeps it as 1.
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto sum(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
   return detail::make_materialized<sum_op<A, K>>(std::forward<X>(x));

@@ -56,14 +56,4 @@ inline constexpr std::size_t static_size_v = [] {
   }
 }();
 
-// Debug-friendly printing of a shape-like: "(3,?)" or "(any rank)".
-template <ShapeLike S>
-std::string shape_string() {
-  if constexpr (std::is_same_v<S, AnyShape>) {
-    return "(any rank)";
-  } else {
-    return to_string<S>();
-  }
-}
-
 }  // namespace fusegrad

@@ -55,7 +55,7 @@ inline constexpr std::size_t extent_v = [] {
   return S::extents[I];
 }();
 
-/// "(3,2)", "()" or "(?,4)": how errors and pictures print a shape.
+/// "(3,2)", "()" or "(?,4)": how errors print a shape.
 template <ShapeType S>
 std::string to_string() {
   std::string out = "(";
