@@ -12,6 +12,7 @@
 #include <semaphore>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -84,21 +85,17 @@ using fg::Tensor;
 
 std::ptrdiff_t live() { return live_bytes.load(); }
 
-// A producer thread records graphs (small tensors, fused and taped nodes, a deferred sum), hands
-// each to a consumer thread, which runs backward and drops it; they take turns. What the consumer
-// frees was allocated by the producer: the memory live after 20000 graphs must be what it was
-// after 1000, whatever either thread keeps for reuse.
-TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
-  constexpr int first_mark = 1000, last_mark = 20000;
-  const Tensor x = Tensor::arange(1, 17) / 16.0;
-  Tensor w = Tensor::scalar(0.5).requires_grad_();
+// The bytes live after `first_mark` and after `last_mark` graphs, when a producer thread records
+// each graph (record() returns its loss) and hands it to a consumer thread, which runs backward
+// and drops it; they take turns, and the consumer reads the counter after each drop.
+template <class Record>
+std::pair<std::ptrdiff_t, std::ptrdiff_t> live_bytes_between_threads(int first_mark, int last_mark, Record record) {
   Tensor handed_over;
   std::binary_semaphore recorded(0), consumed(0);
   std::ptrdiff_t at_first_mark = 0, at_last_mark = 0;
   std::thread producer([&] {
     for (int k = 1; k <= last_mark; ++k) {
-      const Tensor h = fg::taped(fg::sin(w * x));
-      handed_over = fg::sum(h * fg::exp(-x)) + fg::taped(fg::mean(h * h));
+      handed_over = record();
       recorded.release();
       consumed.acquire();
     }
@@ -115,39 +112,30 @@ TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
   });
   producer.join();
   consumer.join();
-  EXPECT_EQ(at_last_mark, at_first_mark) << "bytes live after " << first_mark << " and after " << last_mark
-                                         << " graphs";
+  return {at_first_mark, at_last_mark};
+}
+
+// Small tensors, fused and taped nodes, a deferred sum. What the consumer frees was allocated by
+// the producer: the memory live after 20000 graphs must be what it was after 1000, whatever either
+// thread keeps for reuse.
+TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
+  const Tensor x = Tensor::arange(1, 17) / 16.0;
+  Tensor w = Tensor::scalar(0.5).requires_grad_();
+  const auto [after_1000, after_20000] = live_bytes_between_threads(1000, 20000, [&] {
+    const Tensor h = fg::taped(fg::sin(w * x));
+    return Tensor(fg::sum(h * fg::exp(-x)) + fg::taped(fg::mean(h * h)));
+  });
+  EXPECT_EQ(after_20000, after_1000);
   EXPECT_TRUE(w.grad().defined());
 }
 
 // The same with values of 64 KiB and more, which threads recycle through their block cache.
 TEST(Memory, LargeTensorsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
-  constexpr int first_mark = 100, last_mark = 1000;
   const Tensor x = Tensor::randn({20'000}, 7);
   Tensor w = Tensor::scalar(0.5).requires_grad_();
-  Tensor handed_over;
-  std::binary_semaphore recorded(0), consumed(0);
-  std::ptrdiff_t at_first_mark = 0, at_last_mark = 0;
-  std::thread producer([&] {
-    for (int k = 1; k <= last_mark; ++k) {
-      handed_over = fg::taped(fg::sum(fg::tanh(w * x)));
-      recorded.release();
-      consumed.acquire();
-    }
-  });
-  std::thread consumer([&] {
-    for (int k = 1; k <= last_mark; ++k) {
-      recorded.acquire();
-      handed_over.backward();
-      handed_over = Tensor();
-      if (k == first_mark) at_first_mark = live();
-      if (k == last_mark) at_last_mark = live();
-      consumed.release();
-    }
-  });
-  producer.join();
-  consumer.join();
-  EXPECT_EQ(at_last_mark, at_first_mark);
+  const auto [after_100, after_1000] =
+      live_bytes_between_threads(100, 1000, [&] { return fg::taped(fg::sum(fg::tanh(w * x))); });
+  EXPECT_EQ(after_1000, after_100);
 }
 
 // One thread that records and frees its own graphs keeps its blocks for the next graph: after the

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -262,9 +263,11 @@ TEST(Threads, ConcurrentReadersOfADeferredValueSeeOneValue) {
   }
 }
 
-// A shared intermediate that retains its gradient is dropped by its owner while other threads run
-// backward through it: its gradient is written only while it lives, and nothing is lost or torn.
-TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackward) {
+// A shared intermediate that retains its gradient is dropped by its owner while another thread
+// runs backward through it (with anomaly detection on that thread, which collects tensors'
+// gradients aside until the end, or off): its gradient is written only while it lives, a dying
+// tensor is never brought back, and the leaf's gradient is right.
+void drop_a_retained_intermediate_during_backward(bool detect_anomalies) {
   constexpr int rounds = 40;
   for (int round = 0; round < rounds; ++round) {
     Tensor w = Tensor::scalar(2.0).requires_grad_();
@@ -277,10 +280,49 @@ TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackward) {
       h.reset();
     });
     sync.arrive_and_wait();
-    loss.backward({.retain_graph = true});
+    {
+      std::optional<fg::DetectAnomalyGuard> guard;
+      if (detect_anomalies) guard.emplace();
+      loss.backward({.retain_graph = true});
+    }
     dropper.join();
     ASSERT_EQ(w.grad().item(), 12.0) << "round " << round;
   }
+}
+TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackward) {
+  drop_a_retained_intermediate_during_backward(false);
+}
+TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackwardInAnomalyMode) {
+  drop_a_retained_intermediate_during_backward(true);
+}
+
+// Losses whose values are deferred read a parameter; one thread writes the parameter in place
+// (which computes every deferred value that reads it first) while others drop their losses
+// unread or read them: every value read is the one of the parameter at recording.
+TEST(Threads, InPlaceWritesWhileDeferredReadersAreDroppedAndRead) {
+  constexpr int rounds = 200, readers = 3;
+  Tensor p = Tensor::arange(1, 5).requires_grad_();  // (1, 2, 3, 4)
+  std::vector<int> wrong(readers, 0);
+  std::barrier sync(readers + 1);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < readers; ++t)
+    workers.emplace_back([&, t] {
+      for (int round = 0; round < rounds; ++round) {
+        sync.arrive_and_wait();  // p holds round + (1, 2, 3, 4) now
+        const double expected = 4.0 * round + 10.0;
+        const Tensor loss = fg::sum(p * 1.0);  // deferred, registered with p's storage
+        sync.arrive_and_wait();                // the writer starts its in-place write
+        if (t % 2 == 0) wrong[t] += loss.item() != expected;
+      }  // each loss dropped: unread (odd threads) or read
+    });
+  for (int round = 0; round < rounds; ++round) {
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    fg::NoGradGuard guard;
+    p.add_(Tensor::ones({4}));
+  }
+  for (std::thread& worker : workers) worker.join();
+  for (int t = 0; t < readers; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
 }  // namespace

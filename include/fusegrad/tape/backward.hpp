@@ -110,10 +110,15 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     small_buffer<T> values;
   };
   std::unordered_map<tensor_impl<T>*, staged_grad> staged_grads;
-  auto staged_destination = [&](tensor_impl<T>* t) {
+  // Null for an output that is being destroyed on another thread (its destructor waits
+  // for this backward): nobody can read its gradient. A leaf is held by the nodes reading it.
+  auto staged_destination = [&](tensor_impl<T>* t) -> T* {
     auto it = staged_grads.find(t);
-    if (it == staged_grads.end())
-      it = staged_grads.emplace(t, staged_grad{ref<tensor_impl<T>>(t), small_buffer<T>(t->extents.size(), T(0))}).first;
+    if (it == staged_grads.end()) {
+      ref<tensor_impl<T>> held = ref<tensor_impl<T>>::try_share(t);
+      if (!held) return nullptr;
+      it = staged_grads.emplace(t, staged_grad{std::move(held), small_buffer<T>(t->extents.size(), T(0))}).first;
+    }
     return it->second.values.data();
   };
   // Where each input's gradient goes; on the stack for the usual handful of inputs.
@@ -143,7 +148,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (out && out->retains_grad) {
       if (staged) {
         const Eigen::Map<const array_t<T>> g(n->grad_buffer.data(), static_cast<Eigen::Index>(out->extents.size()));
-        Eigen::Map<array_t<T>>(staged_destination(out), g.size()) += g;
+        if (T* destination = staged_destination(out)) Eigen::Map<array_t<T>>(destination, g.size()) += g;
       } else {
         out->accumulate_grad(n->grad_buffer.data());
       }

@@ -97,7 +97,10 @@ struct tensor_storage final : ref_counted {
     if (deferred_readers) std::erase(*deferred_readers, n);
   }
   // Computes every deferred value that reads these values (before an in-place write).
+  // Under graph_lock throughout: a reader found in the list stays alive until it has
+  // settled, since a node leaves the list (value_settled) only under that lock.
   void settle_deferred_readers() {
+    const graph_lock lock;
     for (;;) {
       node<T>* reader = nullptr;
       {
@@ -146,8 +149,9 @@ struct tensor_impl final : ref_counted {
     if (grad_fn) leave(*grad_fn);
   }
 
-  // The values, computed first if a fused node deferred them.
-  const T* data() {
+  // The values, computed first if a fused node deferred them. Read for every operand of
+  // every recorded op: kept inline (GCC otherwise calls it once the test is atomic).
+  [[gnu::always_inline]] const T* data() {
     if (value_pending.load(std::memory_order_acquire)) [[unlikely]]
       compute_pending_value();
     return storage->data;
@@ -169,6 +173,7 @@ struct tensor_impl final : ref_counted {
  private:
   // Tells the node that produced this tensor that its output is gone.
   void leave(node<T>& producer) noexcept;
+  [[gnu::cold, gnu::noinline]] void leave_after_backward(node<T>& producer) noexcept;
   void destroy() noexcept override {
     if (!in_block) {
       delete this;
@@ -225,9 +230,9 @@ struct node : ref_counted {
     return grad_buffer.data();
   }
 
-  /// The name in pictures and errors, PyTorch style: "MulBackward", "FusedBackward".
+  /// The name in errors, PyTorch style: "MulBackward", "FusedBackward".
   [[nodiscard]] virtual std::string name() const = 0;
-  /// The expression the node computes, over its inputs; pictures show it for fused nodes.
+  /// The expression the node computes, over its inputs; errors quote it.
   [[nodiscard]] virtual std::string expression() const = 0;
   /// Writes the output values (`size` of them).
   virtual void compute_value(T* out) = 0;
@@ -299,15 +304,21 @@ void tensor_impl<T>::leave(node<T>& producer) noexcept {
   if (producer.output.load(std::memory_order_relaxed) != this) return;
   // A backward running on another thread through `producer` writes into its output only
   // when the output retains its gradient or waits for its value; only then does the output
-  // have to wait for that backward to finish before it goes. Otherwise the backward reads
-  // two flags that stay false, in memory that the node keeps (the recorded_block).
-  if (retains_grad || value_pending.load(std::memory_order_relaxed)) {
-    const graph_lock lock;
-    producer.output.store(nullptr, std::memory_order_relaxed);
-    if (value_pending.load(std::memory_order_relaxed)) producer.value_settled();  // nobody can read it any more
-  } else {
-    producer.output.store(nullptr, std::memory_order_relaxed);
+  // wait for that backward to finish before it goes. Otherwise that backward may still read
+  // the two flags, both false, of this tensor as it is destroyed: memory that the node
+  // keeps (the recorded_block), of an object whose destruction writes neither.
+  if (retains_grad || value_pending.load(std::memory_order_relaxed)) [[unlikely]] {
+    leave_after_backward(producer);
+    return;
   }
+  producer.output.store(nullptr, std::memory_order_relaxed);
+}
+
+template <Scalar T>
+void tensor_impl<T>::leave_after_backward(node<T>& producer) noexcept {
+  const graph_lock lock;
+  producer.output.store(nullptr, std::memory_order_relaxed);
+  if (value_pending.load(std::memory_order_relaxed)) producer.value_settled();  // nobody can read it any more
 }
 
 template <Scalar T>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <mutex>
+#include <type_traits>
 
 namespace fusegrad::detail {
 
@@ -10,10 +11,12 @@ namespace fusegrad::detail {
 // that share a node or a leaf, on two threads, would mix those numbers. So every backward,
 // and every computation of a deferred value (which a backward may also write), holds this
 // process-wide lock: backwards from several threads run one after the other, while
-// recording and reading run in parallel. Uncontended, it costs a backward two atomic
+// recording, and reading values already computed, run in parallel. Uncontended, it costs a backward two atomic
 // operations. A thread that holds it may take it again: a deferred value read inside a
 // backward, a graph released by one.
-class graph_lock {
+// Default visibility: a program whose shared libraries are built with hidden symbols still
+// has one lock, not one per library.
+class [[gnu::visibility("default")]] graph_lock {
  public:
   graph_lock() {
     if (depth() == 0) mutex().lock();
@@ -26,15 +29,23 @@ class graph_lock {
   graph_lock& operator=(const graph_lock&) = delete;
 
  private:
-  static std::mutex& mutex() noexcept {
-    // Constant-initialised (no guard) and never destroyed: a tensor that is a static object
-    // may release its graph after every other static is gone.
-    union never_destroyed {
-      std::mutex m;
-      constexpr never_destroyed() : m() {}
-      ~never_destroyed() {}
+  // A mutex that outlives every static (a tensor that is a static object may release its
+  // graph after the others are gone) and is constant-initialised (no guard on each use).
+  // libstdc++'s is trivially destructible; elsewhere a union keeps it from being destroyed.
+  template <class M, bool = std::is_trivially_destructible_v<M>>
+  struct immortal {
+    M m;
+  };
+  template <class M>
+  struct immortal<M, false> {
+    union {
+      M m;
     };
-    static constinit never_destroyed holder;
+    constexpr immortal() : m() {}
+    ~immortal() {}
+  };
+  static std::mutex& mutex() noexcept {
+    static constinit immortal<std::mutex> holder;
     return holder.m;
   }
   static int& depth() noexcept {

@@ -23,11 +23,13 @@ namespace fusegrad::detail {
 // records) would otherwise collect blocks that its own recording never asks for again, and
 // the producer would keep asking the system for new ones: memory would grow with every
 // graph. Past its balance a thread gives blocks straight back to the system allocator,
-// whose own free lists then serve the producer. A thread's list is returned to the system
-// when the thread ends.
+// whose own free lists then serve the producer. The balance alone would let a thread that
+// produced much and later frees others' graphs hoard that much, so a thread also keeps at
+// most max_kept_bytes. A thread's lists are returned to the system when the thread ends.
 class object_pool {
  public:
   static constexpr std::size_t granule = 16, classes = 64;  // blocks up to 1 KiB
+  static constexpr std::size_t max_kept_bytes = std::size_t(256) << 20;
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
@@ -37,17 +39,19 @@ class object_pool {
     if (!lists->head[c]) return ::operator new((c + 1) * granule);
     free_block* block = lists->head[c];
     lists->head[c] = block->next;
+    lists->kept -= (c + 1) * granule;
     return block;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
     const std::size_t block_bytes = (c + 1) * granule;
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
-    if (!lists || lists->handed_out < block_bytes) {
+    if (!lists || lists->handed_out < block_bytes || lists->kept >= max_kept_bytes) {
       ::operator delete(p);
       return;
     }
     lists->handed_out -= block_bytes;
+    lists->kept += block_bytes;
     lists->head[c] = ::new (p) free_block{lists->head[c]};
   }
 
@@ -60,6 +64,7 @@ class object_pool {
   struct free_lists {
     std::array<free_block*, classes> head{};
     std::size_t handed_out = 0;  // bytes allocated on this thread and not yet taken back into its lists
+    std::size_t kept = 0;        // bytes in the lists
     ~free_lists() {
       for (free_block* block : head)
         while (block) ::operator delete(std::exchange(block, block->next));

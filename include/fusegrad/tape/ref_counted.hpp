@@ -56,6 +56,13 @@ class ref_counted {
   // The first reference to a just-constructed object: a plain store, not a locked
   // read-modify-write (ref::adopt_new).
   void adopt() noexcept { refs_.store(1, std::memory_order_relaxed); }
+  // Another reference, unless the count has already reached zero (ref::try_share).
+  bool try_retain() noexcept {
+    std::uint32_t n = refs_.load(std::memory_order_relaxed);
+    while (n != 0)
+      if (refs_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+    return false;
+  }
 
   // Objects whose count reached zero while another was being destroyed, linked through
   // themselves: queueing allocates nothing, so it cannot fail. Trivial, so a thread's list
@@ -105,6 +112,14 @@ class ref {
     p->adopt();
     ref r;
     r.p_ = p;
+    return r;
+  }
+
+  // A reference to an object that another thread may be destroying (its count at zero,
+  // its destructor waiting for a lock this thread holds): null then, never a revival.
+  static ref try_share(T* p) noexcept {
+    ref r;
+    if (p && p->try_retain()) r.p_ = p;
     return r;
   }
 
