@@ -190,12 +190,12 @@ class fused_node final : public node<typename E::value_type> {
     versions_.count = 0;
   }
 
+  // A deferrable node may have been settled by an in-place write on another thread; the
+  // lock orders that thread's work on the node before its destruction here.
   ~fused_node() override {
     if constexpr (deferrable) {
-      if (deferred_) {  // a safety net: the output settles the value when it dies
-        const graph_lock lock;
-        value_settled();
-      }
+      const graph_lock lock;
+      value_settled();
     }
   }
 
