@@ -11,6 +11,7 @@
 #include <fusegrad/ops/expm1.hpp>
 #include <fusegrad/ops/log.hpp>
 #include <fusegrad/ops/log1p.hpp>
+#include <fusegrad/ops/log_sigmoid.hpp>
 #include <fusegrad/ops/matmul.hpp>
 #include <fusegrad/ops/max.hpp>
 #include <fusegrad/ops/maximum.hpp>
@@ -23,6 +24,7 @@
 #include <fusegrad/ops/relu.hpp>
 #include <fusegrad/ops/sigmoid.hpp>
 #include <fusegrad/ops/sin.hpp>
+#include <fusegrad/ops/softplus.hpp>
 #include <fusegrad/ops/sqrt.hpp>
 #include <fusegrad/ops/square.hpp>
 #include <fusegrad/ops/sub.hpp>
@@ -35,8 +37,9 @@ namespace fusegrad {
 
 // The element-wise ops, which both layers fuse; tests/ops checks that every header in
 // ops/ appears here and that each op has a gradient test.
-using unary_ops = boost::mp11::mp_list<negate_op, exp_op, log_op, log1p_op, expm1_op, sqrt_op, square_op, abs_op,
-                                       sin_op, cos_op, tan_op, tanh_op, sigmoid_op, relu_op, reciprocal_op>;
+using unary_ops =
+    boost::mp11::mp_list<negate_op, exp_op, log_op, log1p_op, expm1_op, sqrt_op, square_op, abs_op, sin_op, cos_op,
+                         tan_op, tanh_op, sigmoid_op, relu_op, reciprocal_op, softplus_op, log_sigmoid_op>;
 using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, maximum_op, minimum_op>;
 // The materialised ops: whole-array results.
 using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op,

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,54 @@ TYPED_TEST(UnaryOps, Reciprocal) {
 }
 TYPED_TEST(UnaryOps, Relu) {
   this->check([](const auto& x) { return fg::relu(x); }, [](double v) { return v > 0 ? v : 0.0; }, -3, 3, 0.0);
+}
+TYPED_TEST(UnaryOps, Softplus) {
+  this->check([](const auto& x) { return fg::softplus(x); }, [](double v) { return std::log1p(std::exp(v)); }, -8, 8);
+}
+TYPED_TEST(UnaryOps, Log_sigmoid) {
+  this->check([](const auto& x) { return fg::log_sigmoid(x); }, [](double v) { return -std::log1p(std::exp(-v)); }, -8,
+              8);
+}
+
+// softplus and log_sigmoid at inputs where exp overflows: the exact limits, finite gradients, in
+// both layers. softplus(x) -> x and log_sigmoid(x) -> 0 as x -> inf; softplus(x) -> 0 and
+// log_sigmoid(x) -> x as x -> -inf; their gradients are sigmoid(x) and sigmoid(-x).
+TEST(UnaryOpsAtLargeInputs, SoftplusAndLogSigmoidReachTheirLimits) {
+  const Eigen::Array<double, 4, 1> x_values{-1000.0, -800.0, 800.0, 1000.0};
+  const Eigen::Array<double, 4, 1> softplus_expected{0.0, 0.0, 800.0, 1000.0};
+  const Eigen::Array<double, 4, 1> softplus_grad{0.0, 0.0, 1.0, 1.0};
+  fg::Var<double, fg::Shape<4>> x{-1000.0, -800.0, 800.0, 1000.0};
+  fg::Tensor t = fg::Tensor::from(std::vector<double>{-1000.0, -800.0, 800.0, 1000.0}, {4}).requires_grad_();
+  const auto softplus_values = as_array(fg::eval(fg::softplus(x)));
+  const auto log_sigmoid_values = as_array(fg::eval(fg::log_sigmoid(x)));
+  const auto dsoftplus = fg::grad(fg::sum(fg::softplus(x)), x);
+  const auto dlog_sigmoid = fg::grad(fg::sum(fg::log_sigmoid(x)), x);
+  fg::taped(fg::sum(fg::softplus(t))).backward();
+  const Eigen::ArrayXd dsoftplus_taped = t.grad().eigen();
+  t.zero_grad();
+  fg::Tensor(fg::sum(fg::log_sigmoid(t))).backward();
+  const Eigen::ArrayXd dlog_sigmoid_fused = t.grad().eigen();
+  for (int k = 0; k < 4; ++k) {
+    SCOPED_TRACE("x = " + std::to_string(x_values[k]));
+    EXPECT_EQ(softplus_values[k], softplus_expected[k]);
+    EXPECT_EQ(log_sigmoid_values[k], -softplus_expected[3 - k]);  // log_sigmoid(x) = -softplus(-x)
+    EXPECT_EQ(dsoftplus[k], softplus_grad[k]);
+    EXPECT_EQ(dlog_sigmoid[k], softplus_grad[3 - k]);
+    EXPECT_EQ(dsoftplus_taped[k], softplus_grad[k]);
+    EXPECT_EQ(dlog_sigmoid_fused[k], softplus_grad[3 - k]);
+  }
+}
+
+// The logistic loss mean(softplus(-m)) over margins m = (-800, 800, 0.5): (800 + 0 + log(1 + e^-0.5)) / 3,
+// and d/dm = -sigmoid(-m) / 3 = (-1, 0, -sigmoid(-0.5)) / 3: finite where log1p(exp(-m)) overflows.
+TEST(UnaryOpsAtLargeInputs, LogisticLossOfLargeMarginsIsFinite) {
+  fg::Tensor m = fg::Tensor::from(std::vector<double>{-800.0, 800.0, 0.5}, {3}).requires_grad_();
+  const fg::Tensor loss = fg::mean(fg::softplus(-m));
+  loss.backward();
+  EXPECT_NEAR(loss.item(), (800.0 + std::log1p(std::exp(-0.5))) / 3, 1e-13);
+  EXPECT_EQ(m.grad().data()[0], -1.0 / 3);
+  EXPECT_EQ(m.grad().data()[1], 0.0);
+  EXPECT_NEAR(m.grad().data()[2], -1.0 / (1.0 + std::exp(0.5)) / 3, 1e-16);
 }
 
 // Hand-derived gradients at the kinks, where FD cannot judge: the library's documented choices.
