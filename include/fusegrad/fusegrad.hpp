@@ -15,5 +15,6 @@
 #include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/tape/const_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/print.hpp>
 #include <fusegrad/tape/scalar_tensor.hpp>
 #include <fusegrad/tape/tensor.hpp>

@@ -1,0 +1,70 @@
+// tape/print_test.cpp -- operator<< for tensors: PyTorch's layout, the stream's number format, summaries.
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Tensor;
+
+template <class T>
+std::string printed(const T& value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
+TEST(Print, ScalarVectorAndMatrix) {
+  EXPECT_EQ(printed(Tensor::scalar(3.5)), "tensor(3.5)");
+  EXPECT_EQ(printed(Tensor::from({1.0, 2.5, -3.0}, {3})), "tensor([  1, 2.5,  -3])");  // aligned columns
+  EXPECT_EQ(printed(Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2})),
+            "tensor([[1, 2],\n"
+            "        [3, 4]])");
+}
+
+// Each axis above the rows adds a blank line between its entries, as PyTorch prints them.
+TEST(Print, ThreeAxes) {
+  EXPECT_EQ(printed(Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 1, 2})),
+            "tensor([[[1, 2]],\n"
+            "\n"
+            "        [[3, 4]]])");
+}
+
+TEST(Print, GradientStateAndScalarType) {
+  Tensor x = Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  EXPECT_EQ(printed(x), "tensor([1, 2], requires_grad=true)");
+  EXPECT_EQ(printed(fg::taped(x * 2.0)), "tensor([2, 4], grad_fn=MulBackward)");
+  EXPECT_EQ(printed(Tensor(fg::sum(x))), "tensor(3, grad_fn=SumBackward)");  // a deferred value, computed to print
+  // sin(1) + 2 sin(2) = 2.660066..., six significant digits by default
+  EXPECT_EQ(printed(Tensor(fg::sum(fg::sin(x) * x))), "tensor(2.66007, grad_fn=FusedBackward)");
+  EXPECT_EQ(printed(fg::FloatTensor::from({1.5f}, {1})), "tensor([1.5], dtype=float)");
+  EXPECT_EQ(printed(Tensor()), "tensor(undefined)");
+}
+
+TEST(Print, UsesTheStreamsNumberFormat) {
+  std::ostringstream s;
+  s << std::setprecision(3) << Tensor::scalar(1.0 / 3.0) << ' ' << std::fixed << std::setprecision(2)
+    << Tensor::from({1.0, 0.5}, {2});
+  EXPECT_EQ(s.str(), "tensor(0.333) tensor([1.00, 0.50])");
+}
+
+// Over 1000 values, long axes show their first and last three entries around "...".
+TEST(Print, LargeTensorsAreSummarized) {
+  EXPECT_EQ(printed(Tensor::arange(2000)), "tensor([   0,    1,    2, ..., 1997, 1998, 1999])");
+  EXPECT_EQ(printed(Tensor::from(Tensor::arange(1001).eigen(), {1001, 1})),
+            "tensor([[   0],\n"
+            "        [   1],\n"
+            "        [   2],\n"
+            "        ...,\n"
+            "        [ 998],\n"
+            "        [ 999],\n"
+            "        [1000]])");
+  EXPECT_EQ(printed(Tensor::arange(1000)).size(), std::string("tensor([").size() + 1000 * 5 - 2 + 2);  // all shown
+}
+
+}  // namespace
