@@ -65,6 +65,35 @@ TYPED_TEST(TensorTyped, ArangeCountsFromStartBelowStop) {
   expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, -1); }, {"arange", "step"});
 }
 
+// linspace includes both ends, and its last value is `end` exactly (counted back from it, as PyTorch does).
+TYPED_TEST(TensorTyped, LinspaceSpansBothEnds) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor l = Tensor::linspace(0, 1, 5);
+  EXPECT_EQ(l.shape(), Extents{5});
+  expect_array_near(l.eigen(), {0, 0.25, 0.5, 0.75, 1});
+  const Tensor tenths = Tensor::linspace(-1, 0.3, 14);  // steps of 0.1
+  EXPECT_EQ(tenths.eigen()[0], TypeParam(-1));
+  EXPECT_EQ(tenths.eigen()[13], TypeParam(0.3));
+  EXPECT_NEAR(double(tenths.eigen()[7]), -0.3, TestFixture::tolerance);
+  expect_array_near(Tensor::linspace(2, 7, 1).eigen(), {2});
+  EXPECT_EQ(Tensor::linspace(0, 1, 0).numel(), 0u);
+}
+
+// zeros_like, ones_like, full_like: the other tensor's shape, new values, no gradient.
+TYPED_TEST(TensorTyped, LikeFactoriesTakeTheShapeAlone) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::full({2, 3}, TypeParam(7)).requires_grad_();
+  const Tensor z = Tensor::zeros_like(x), o = Tensor::ones_like(x), f = Tensor::full_like(x, TypeParam(-2));
+  for (const Tensor* t : {&z, &o, &f}) {
+    EXPECT_EQ(t->shape(), (Extents{2, 3}));
+    EXPECT_FALSE(t->requires_grad());
+    EXPECT_NE(t->data(), x.data());
+  }
+  expect_array_near(z.eigen(), {0, 0, 0, 0, 0, 0});
+  expect_array_near(o.eigen(), {1, 1, 1, 1, 1, 1});
+  expect_array_near(f.eigen(), {-2, -2, -2, -2, -2, -2});
+}
+
 TYPED_TEST(TensorTyped, FromEigenVectorIsRankOne) {
   using Tensor = typename TestFixture::Tensor;
   Eigen::ArrayXd column(3);

@@ -80,6 +80,21 @@ class BasicTensor {
     return t;
   }
   static BasicTensor arange(double stop) { return arange(0.0, stop); }
+  /// `steps` values from start to end, both included, evenly spaced (PyTorch's linspace).
+  static BasicTensor linspace(double start, double end, std::size_t steps) {
+    BasicTensor t = empty({steps});
+    if (steps == 1) return full({1}, T(start));
+    const double step = (end - start) / double(steps - 1);
+    // The second half counts back from `end`, so that the last value is `end` exactly, as in PyTorch.
+    for (std::size_t i = 0; i < steps; ++i)
+      t.impl_->storage->data[i] = T(i < steps / 2 ? start + double(i) * step : end - double(steps - 1 - i) * step);
+    return t;
+  }
+  /// A new tensor of the same shape and scalar type, filled with zeros, ones, or `value`;
+  /// it takes no gradient and shares nothing with `other`.
+  static BasicTensor zeros_like(const BasicTensor& other) { return zeros(other.shape()); }
+  static BasicTensor ones_like(const BasicTensor& other) { return ones(other.shape()); }
+  static BasicTensor full_like(const BasicTensor& other, T value) { return full(other.shape(), value); }
   /// A copy of an Eigen vector (rank 1) or matrix (rank 2, stored row-major).
   template <class Derived>
   static BasicTensor from(const Eigen::DenseBase<Derived>& eigen) {
