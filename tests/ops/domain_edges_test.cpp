@@ -1,0 +1,131 @@
+// ops/domain_edges_test.cpp -- ops at the edges of their domains: the IEEE results PyTorch gives, forward and
+// backward, in both layers; and DetectAnomalyGuard naming the op where a NaN or infinity first appears.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <Eigen/Core>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// Equal, or both NaN.
+void expect_ieee_eq(double actual, double expected, const std::string& what) {
+  if (std::isnan(expected))
+    EXPECT_TRUE(std::isnan(actual)) << what << ": " << actual << ", expected NaN";
+  else
+    EXPECT_EQ(actual, expected) << what;
+}
+
+struct UnaryEdge {
+  double x, value, gradient;
+};
+
+// The value of op at each edge and d op / dx there, with upstream gradient 1: through the static
+// layer (vjp of a Var), a tape node (fg::Tensor) and one node per op (fg::taped).
+template <class Op>
+void check_unary_edges(const char* name, Op op, const std::vector<UnaryEdge>& edges) {
+  const auto n = static_cast<std::size_t>(edges.size());
+  Eigen::ArrayXd xs(static_cast<Eigen::Index>(n));
+  for (std::size_t k = 0; k < n; ++k) xs[static_cast<Eigen::Index>(k)] = edges[k].x;
+  fg::Var<double, fg::Shape<fg::dyn>> x(xs);
+  const auto [values, dx] = fg::vjp(op(x), Eigen::ArrayXd::Ones(xs.size()), x);
+  fg::Tensor t = fg::Tensor::from(xs).requires_grad_();
+  const fg::Tensor fused = op(t);
+  fused.backward(fg::Tensor::ones_like(fused));
+  const Eigen::ArrayXd dt_fused = t.grad().eigen();
+  t.zero_grad();
+  const fg::Tensor taped = fg::taped(op(t));
+  taped.backward(fg::Tensor::ones_like(taped));
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    const std::string at = std::string(name) + "(" + std::to_string(edges[k].x) + ")";
+    expect_ieee_eq(values[i], edges[k].value, at + ", static value");
+    expect_ieee_eq(dx[i], edges[k].gradient, at + ", static gradient");
+    expect_ieee_eq(fused.data()[k], edges[k].value, at + ", tape value");
+    expect_ieee_eq(dt_fused[i], edges[k].gradient, at + ", tape gradient");
+    expect_ieee_eq(taped.data()[k], edges[k].value, at + ", taped value");
+    expect_ieee_eq(t.grad().data()[k], edges[k].gradient, at + ", taped gradient");
+  }
+}
+
+TEST(DomainEdges, LogSqrtReciprocalAtZeroAndBelow) {
+  // d log = 1/x; d sqrt = 1/(2 sqrt x); d (1/x) = -1/x^2
+  check_unary_edges("log", [](const auto& x) { return fg::log(x); }, {{0.0, -inf, inf}, {-1.0, nan, -1.0}});
+  check_unary_edges("sqrt", [](const auto& x) { return fg::sqrt(x); }, {{0.0, 0.0, inf}, {-1.0, nan, nan}});
+  check_unary_edges("reciprocal", [](const auto& x) { return fg::reciprocal(x); }, {{0.0, inf, -inf}});
+}
+
+TEST(DomainEdges, SaturatingFunctionsAtPlusMinus1000) {
+  // tanh' = 1 - y^2 and sigmoid' = y (1 - y) are exactly 0 once y is; exp' = exp.
+  check_unary_edges("tanh", [](const auto& x) { return fg::tanh(x); }, {{1000.0, 1.0, 0.0}, {-1000.0, -1.0, 0.0}});
+  check_unary_edges("sigmoid", [](const auto& x) { return fg::sigmoid(x); }, {{1000.0, 1.0, 0.0}, {-1000.0, 0.0, 0.0}});
+  check_unary_edges("exp", [](const auto& x) { return fg::exp(x); }, {{1000.0, inf, inf}});
+}
+
+// exp(-1000) is 0 in IEEE arithmetic. Eigen's vectorised exp clamps its argument near the
+// smallest normal result, so where values go through its packet path the result is that bound,
+// about 5.6e-309, instead; the scalar path gives 0. Either way it is no more than the bound, and
+// its gradient (the same value) no more either: never a NaN or a visible error.
+TEST(DomainEdges, ExpOfMinus1000IsZeroOrEigensSmallestNormal) {
+  fg::Var<double, fg::Shape<fg::dyn>> x(Eigen::ArrayXd::Constant(9, -1000.0));  // a packet and a tail
+  const auto [values, dx] = fg::vjp(fg::exp(x), Eigen::ArrayXd::Ones(9), x);
+  fg::Tensor t = fg::Tensor::full({9}, -1000.0).requires_grad_();
+  const fg::Tensor taped = fg::taped(fg::exp(t));
+  taped.backward(fg::Tensor::ones({9}));
+  for (Eigen::Index i = 0; i < 9; ++i) {
+    for (double v : {values[i], dx[i], taped.data()[i], t.grad().data()[i]}) {
+      EXPECT_GE(v, 0.0);
+      EXPECT_LE(v, 1e-308);
+    }
+  }
+}
+
+TEST(DomainEdges, KinksTakePyTorchsSubgradient) {
+  check_unary_edges("abs", [](const auto& x) { return fg::abs(x); }, {{0.0, 0.0, 0.0}});
+  check_unary_edges("relu", [](const auto& x) { return fg::relu(x); }, {{0.0, 0.0, 0.0}});
+}
+
+// a / b at b = 0: d/da = 1/b, d/db = -a/b^2 (NaN where a = 0 too).
+TEST(DomainEdges, DivisionByZero) {
+  fg::Var<double, fg::Shape<2>> a{1.0, 0.0}, b{0.0, 0.0};
+  const auto [values, da, db] = fg::vjp(a / b, Eigen::Array2d::Ones(), a, b);
+  fg::Tensor ta = fg::Tensor::from({1.0, 0.0}, {2}).requires_grad_(), tb = fg::Tensor::zeros({2}).requires_grad_();
+  const fg::Tensor q = fg::taped(ta / tb);
+  q.backward(fg::Tensor::ones({2}));
+  const double value[] = {inf, nan}, grad_a[] = {inf, inf}, grad_b[] = {-inf, nan};
+  for (int k = 0; k < 2; ++k) {
+    const std::string at = "element " + std::to_string(k);
+    expect_ieee_eq(values[k], value[k], at + ", static value");
+    expect_ieee_eq(da[k], grad_a[k], at + ", static d/da");
+    expect_ieee_eq(db[k], grad_b[k], at + ", static d/db");
+    expect_ieee_eq(q.data()[k], value[k], at + ", taped value");
+    expect_ieee_eq(ta.grad().data()[k], grad_a[k], at + ", taped d/da");
+    expect_ieee_eq(tb.grad().data()[k], grad_b[k], at + ", taped d/db");
+  }
+}
+
+// Under DetectAnomalyGuard the first op whose value is not finite is named, forward; and a
+// backward that produces one names the op whose gradient it is.
+TEST(DomainEdges, AnomalyDetectionNamesTheOpWhereANanAppears) {
+  fg::DetectAnomalyGuard guard;
+  fg::Tensor x = fg::Tensor::from({-1.0, 4.0}, {2}).requires_grad_();
+  fusegrad::test::expect_error<fg::value_error>([&] { (void)fg::taped(fg::sqrt(x) * 2.0); },
+                                                {"SqrtBackward", "NaN or infinity", "forward"});
+  fg::Tensor z = fg::Tensor::from({0.0, 4.0}, {2}).requires_grad_();
+  const fg::Tensor s = fg::taped(fg::sum(fg::sqrt(z)));  // sqrt(0) = 0 is finite; its gradient is not
+  fusegrad::test::expect_error<fg::value_error>([&] { s.backward(); }, {"SqrtBackward", "backward"});
+  EXPECT_FALSE(z.grad().defined());  // the failed backward changed no gradient
+}
+
+}  // namespace
