@@ -153,6 +153,30 @@ TEST(Memory, ALoopOnOneThreadReusesItsBlocks) {
   EXPECT_EQ(live(), after_first);
 }
 
+// 100000 steps of a linear regression's training loop (fused loss, backward, an update under
+// NoGradGuard, zero_grad) hold the same live bytes after the first steps as after the last.
+TEST(Memory, TrainingStepsKeepMemoryFlat) {
+  const Tensor x = Tensor::linspace(0, 1, 80);
+  const Tensor y = Tensor(1.5 - 0.5 * x);
+  Tensor b = Tensor::scalar(0.0).requires_grad_(), w = Tensor::scalar(0.0).requires_grad_();
+  std::ptrdiff_t after_warm_up = 0;
+  for (int step = 1; step <= 100'000; ++step) {
+    const Tensor loss = fg::mean(fg::square(b + w * x - y));
+    loss.backward();
+    {
+      fg::NoGradGuard no_grad;
+      b.sub_(b.grad(), 0.5);
+      w.sub_(w.grad(), 0.5);
+    }
+    b.zero_grad();
+    w.zero_grad();
+    if (step == 100) after_warm_up = live();
+  }
+  EXPECT_EQ(live(), after_warm_up);
+  EXPECT_NEAR(b.item(), 1.5, 1e-9);  // the line is exact: the loop converged to it
+  EXPECT_NEAR(w.item(), -0.5, 1e-9);
+}
+
 // A chain of retained one-element operations, t = t * c, as a scalar loop on the tape builds:
 // each operation holds one block (its node, its output tensor's state and its one value). The
 // chain is recorded on a thread of its own, whose pool starts empty, so every block is counted.
