@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fusegrad/detail/per_thread.hpp>
+#include <fusegrad/detail/retention.hpp>
 
 namespace fusegrad::detail {
 
@@ -29,9 +30,8 @@ inline void free_values(void* p, std::size_t bytes) noexcept {
 // operation on a million elements that costs more than the operation itself, and an
 // iteration of a training loop asks again for the blocks the previous one freed. A freed
 // block waits for the next request of (nearly) its size; a thread keeps at most
-// its limit (256 MiB unless set_limit says otherwise) and gives back the rest at once.
-// As in object_pool, a thread keeps only what balances what it handed out: blocks that a
-// thread frees for another (a consumer of graphs a producer records) go back to the system.
+// its limit (256 MiB unless set_limit says otherwise) and gives back the rest at once, and
+// keeps only blocks that balance what it handed out (retention's rule).
 class block_cache {
  public:
   static constexpr std::size_t min_bytes = std::size_t(64) << 10;  // below this, malloc recycles well
@@ -41,7 +41,6 @@ class block_cache {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
     if (!cache) return allocate_values(bytes);
     auto& c = *cache;
-    c.handed_out += bytes;
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
     // blocks would hold memory nobody uses.
     std::size_t best = c.blocks.size();
@@ -50,12 +49,15 @@ class block_cache {
       if (size >= bytes && size <= bytes + bytes / 4 && (best == c.blocks.size() || size < c.blocks[best].bytes))
         best = k;
     }
-    if (best == c.blocks.size()) return allocate_values(bytes);
+    if (best == c.blocks.size()) {
+      c.retained.hand_out(bytes);
+      return allocate_values(bytes);
+    }
     const block found = c.blocks[best];
     c.blocks[best] = c.blocks.back();
     c.blocks.pop_back();
-    c.cached -= found.bytes;
-    c.handed_out += found.bytes - bytes;
+    c.retained.unkeep(found.bytes);
+    c.retained.hand_out(found.bytes);
     bytes = found.bytes;
     return found.p;
   }
@@ -66,16 +68,14 @@ class block_cache {
       return;
     }
     auto& c = *cache;
-    const bool own = c.handed_out >= bytes;  // else a block another thread handed out
-    if (own) c.handed_out -= bytes;
-    if (!own || c.cached + bytes > c.limit) {
+    if (!c.retained.take_back(bytes)) {
       free_values(p, bytes);
       return;
     }
     try {
       c.blocks.push_back({p, bytes});
-      c.cached += bytes;
     } catch (...) {  // no room to remember it: give it back
+      c.retained.unkeep(bytes);
       free_values(p, bytes);
     }
   }
@@ -86,13 +86,13 @@ class block_cache {
   // Keeps at most `bytes` from now on, giving back at once what is over.
   static void set_limit(std::size_t bytes) noexcept {
     if (blocks_of_thread* cache = per_thread<blocks_of_thread>()) {
-      cache->limit = bytes;
-      if (cache->cached > bytes) cache->clear();
+      cache->retained.limit = bytes;
+      if (cache->retained.kept > bytes) cache->clear();
     }
   }
   static std::size_t cached_bytes() noexcept {
     const blocks_of_thread* cache = per_thread<blocks_of_thread>();
-    return cache ? cache->cached : 0;
+    return cache ? cache->retained.kept : 0;
   }
 
  private:
@@ -102,13 +102,13 @@ class block_cache {
   };
   struct blocks_of_thread {
     std::vector<block> blocks;
-    std::size_t cached = 0;
-    std::size_t limit = std::size_t(256) << 20;
-    std::size_t handed_out = 0;  // bytes allocated on this thread and not yet given back on it
+    retention retained{.limit = std::size_t(256) << 20};
     void clear() noexcept {
-      for (const block& b : blocks) free_values(b.p, b.bytes);
+      for (const block& b : blocks) {
+        retained.unkeep(b.bytes);
+        free_values(b.p, b.bytes);
+      }
       blocks.clear();
-      cached = 0;
     }
     ~blocks_of_thread() { clear(); }
   };

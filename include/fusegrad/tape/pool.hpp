@@ -10,22 +10,16 @@
 
 #include <fusegrad/detail/buffer.hpp>  // small_buffer, which graph objects hold
 #include <fusegrad/detail/per_thread.hpp>
+#include <fusegrad/detail/retention.hpp>
 
 namespace fusegrad::detail {
 
 // A per-thread free list for each size class of small graph objects (tensors, storage,
 // and a recorded node with its output, graph.hpp's recorded_block): recording an operation
 // takes one block, and the general-purpose allocator would cost more than the operation
-// itself on small tensors.
-//
-// A thread keeps a freed block only while it has handed out more than it has taken back.
-// A thread that frees what others allocated (a consumer of graphs that a producer thread
-// records) would otherwise collect blocks that its own recording never asks for again, and
-// the producer would keep asking the system for new ones: memory would grow with every
-// graph. Past its balance a thread gives blocks straight back to the system allocator,
-// whose own free lists then serve the producer. The balance alone would let a thread that
-// produced much and later frees others' graphs hoard that much, so a thread also keeps at
-// most max_kept_bytes. A thread's lists are returned to the system when the thread ends.
+// itself on small tensors. Which freed blocks a thread keeps is retention's rule: those that
+// balance what it handed out, up to max_kept_bytes. A thread's lists are returned to the
+// system when the thread ends.
 class object_pool {
  public:
   static constexpr std::size_t granule = 16, classes = 64;  // blocks up to 1 KiB
@@ -35,23 +29,20 @@ class object_pool {
     const std::size_t c = size_class(bytes);
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
     if (!lists) return ::operator new((c + 1) * granule);
-    lists->handed_out += (c + 1) * granule;
+    lists->retained.hand_out((c + 1) * granule);
     if (!lists->head[c]) return ::operator new((c + 1) * granule);
     free_block* block = lists->head[c];
     lists->head[c] = block->next;
-    lists->kept -= (c + 1) * granule;
+    lists->retained.unkeep((c + 1) * granule);
     return block;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
-    const std::size_t block_bytes = (c + 1) * granule;
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
-    if (!lists || lists->handed_out < block_bytes || lists->kept >= max_kept_bytes) {
+    if (!lists || !lists->retained.take_back((c + 1) * granule)) {
       ::operator delete(p);
       return;
     }
-    lists->handed_out -= block_bytes;
-    lists->kept += block_bytes;
     lists->head[c] = ::new (p) free_block{lists->head[c]};
   }
 
@@ -63,8 +54,7 @@ class object_pool {
   };
   struct free_lists {
     std::array<free_block*, classes> head{};
-    std::size_t handed_out = 0;  // bytes allocated on this thread and not yet taken back into its lists
-    std::size_t kept = 0;        // bytes in the lists
+    retention retained{.limit = max_kept_bytes};
     ~free_lists() {
       for (free_block* block : head)
         while (block) ::operator delete(std::exchange(block, block->next));
