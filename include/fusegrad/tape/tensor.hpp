@@ -295,4 +295,5 @@ using FloatTensor = BasicTensor<float>;
 }  // namespace fusegrad
 
 #include <fusegrad/tape/backward.hpp>  // BasicTensor::backward
-#include <fusegrad/tape/fused.hpp>     // BasicTensor(expr), fused, taped
+#include <fusegrad/tape/fused.hpp>     // BasicTensor(expr), fused
+#include <fusegrad/tape/taped.hpp>     // taped
