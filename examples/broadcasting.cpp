@@ -25,7 +25,7 @@ int main() {
   // 1. Compile time: shapes are types, so broadcasting is a type computation.
   using Column = fg::Shape<3, 1>;             // a column of 3
   using Row = fg::Shape<4>;                   // a row of 4
-  using Grid = fg::broadcast_t<Column, Row>;  // (3,1) x (4) -> (3,4), computed by the compiler
+  using Grid = fg::broadcast_t<Column, Row>;  // (3, 1) x (4) -> (3, 4), computed by the compiler
   static_assert(std::is_same_v<Grid, fg::Shape<3, 4>>, "a column times a row is a grid");
   using Batch = fg::broadcast_t<fg::Shape<2, 3>, fg::Shape<5, 1, 3>>;  // missing leading axes count as 1
   using Anything = fg::broadcast_t<fg::Shape<fg::dyn>, fg::Shape<4>>;  // dyn meets 4: 4, checked at run time
@@ -33,16 +33,16 @@ int main() {
   using Rows = fg::reduce_t<Grid, fg::Axes<1>, fg::keep_dims::yes>;    // summing axis 1, keeping it as 1
 
   std::printf("compile time:\n");
-  std::printf("  broadcast_t<(3,1), (4)>     = %s\n", fg::to_string<Grid>().c_str());               // (3,4)
-  std::printf("  broadcast_t<(2,3), (5,1,3)> = %s\n", fg::to_string<Batch>().c_str());              // (5,2,3)
-  std::printf("  broadcast_t<(?), (4)>       = %s\n", fg::to_string<Anything>().c_str());           // (4)
-  std::printf("  reduce_t<(3,4)>             = %s\n", fg::to_string<Total>().c_str());              // ()
-  std::printf("  reduce_t<(3,4), Axes<1>, keep_dims::yes> = %s\n", fg::to_string<Rows>().c_str());  // (3,1)
+  std::printf("  broadcast_t<(3, 1), (4)>                  = %s\n", fg::to_string<Grid>().c_str());      // (3, 4)
+  std::printf("  broadcast_t<(2, 3), (5, 1, 3)>            = %s\n", fg::to_string<Batch>().c_str());     // (5, 2, 3)
+  std::printf("  broadcast_t<(dyn), (4)>                   = %s\n", fg::to_string<Anything>().c_str());  // (4)
+  std::printf("  reduce_t<(3, 4)>                          = %s\n", fg::to_string<Total>().c_str());     // ()
+  std::printf("  reduce_t<(3, 4), Axes<1>, keep_dims::yes> = %s\n", fg::to_string<Rows>().c_str());      // (3, 1)
 
   // 2. Run time: Extents hold shapes only known while the program runs; same rules.
   const fg::Extents a{8, 1, 6, 1};             // NumPy's documentation example
-  const fg::Extents b{7, 1, 5};                // aligned from the right: (1,7,1,5)
-  const fg::Extents ab = fg::broadcast(a, b);  // -> (8,7,6,5)
+  const fg::Extents b{7, 1, 5};                // aligned from the right: (1, 7, 1, 5)
+  const fg::Extents ab = fg::broadcast(a, b);  // -> (8, 7, 6, 5)
   std::printf("run time:\n");
   std::printf("  broadcast(%s, %s) = %s\n", a.to_string().c_str(), b.to_string().c_str(), ab.to_string().c_str());
 
@@ -53,17 +53,17 @@ int main() {
     std::printf("  caught shape_error: %s\n", e.what());
   }
 
-  // 4. Gradients: y = x + bias with x (2,3) and bias (3); bias was broadcast to (2,3),
+  // 4. Gradients: y = x + bias with x (2, 3) and bias (3); bias was broadcast to (2, 3),
   //    so its gradient is dL/dy summed over the axis broadcasting added.
-  Eigen::ArrayXd dy(6);                                                  // dL/dy, row-major (2,3)
+  Eigen::ArrayXd dy(6);                                                  // dL/dy, row-major (2, 3)
   dy << 1, 2, 3,                                                         // row 0
       10, 20, 30;                                                        // row 1
   const Eigen::ArrayXd dbias = fg::reduce_broadcast(dy, {2, 3}, {3});    // -> (11, 22, 33)
-  const Eigen::ArrayXd dcol = fg::reduce_broadcast(dy, {2, 3}, {2, 1});  // a (2,1) operand -> (6, 60)
+  const Eigen::ArrayXd dcol = fg::reduce_broadcast(dy, {2, 3}, {2, 1});  // a (2, 1) operand -> (6, 60)
   const Eigen::ArrayXd dscalar = fg::reduce_broadcast(dy, {2, 3}, {});   // a scalar operand -> 66
-  std::printf("gradients of broadcast operands, dL/dy = (2,3) [1, 2, 3, 10, 20, 30]:\n");
+  std::printf("gradients of broadcast operands, dL/dy = (2, 3) [1, 2, 3, 10, 20, 30]:\n");
   print("  bias (3):     ", dbias);
-  print("  column (2,1): ", dcol);
+  print("  column (2, 1): ", dcol);
   print("  scalar ():    ", dscalar);
 
   // The results the comments promise; the example is also a test, so check them.

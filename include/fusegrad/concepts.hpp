@@ -57,22 +57,31 @@ concept Number = !Expression<std::remove_cvref_t<T>> && requires(std::remove_cvr
   { v* v } -> std::convertible_to<std::remove_cvref_t<T>>;
 };
 
-/// An element-wise unary op spec: a name, what its VJP reads, its value and VJP as Eigen
-/// array expressions (checked here on Eigen::ArrayXd). See ops/sin.hpp.
+/// What every op spec names: `name` (the function, in expression text: "sin"),
+/// `backward_name` (its tape node, PyTorch style: "SinBackward"), and `needs` (what its VJP
+/// reads, which decides what the fused sweep keeps).
 template <class Op>
-concept UnaryOp = requires(const Eigen::ArrayXd& a) {
+concept OpSpec = requires {
   { Op::name } -> std::convertible_to<std::string_view>;
+  { Op::backward_name } -> std::convertible_to<std::string_view>;
   { Op::needs } -> std::convertible_to<vjp_needs>;
+};
+
+/// An element-wise unary op spec: its value and VJP as Eigen array expressions (checked
+/// here on Eigen::ArrayXd). See ops/sin.hpp.
+template <class Op>
+concept UnaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
   Op::value(a);
   Op::vjp(/*dy*/ a, /*x*/ a, /*y*/ a);
 };
 
-/// An element-wise binary op spec: as UnaryOp, with one VJP per side. Both VJPs return
-/// arrays in the broadcast shape; the node, not the op, reduces them to operand shapes.
+/// An element-wise binary op spec: as UnaryOp, with one VJP per side, and the `symbol`
+/// expression text puts between the operands ("*"; a function name such as "max" prints
+/// as a call). Both VJPs return arrays in the broadcast shape; the node, not the op,
+/// reduces them to operand shapes.
 template <class Op>
-concept BinaryOp = requires(const Eigen::ArrayXd& a) {
-  { Op::name } -> std::convertible_to<std::string_view>;
-  { Op::needs } -> std::convertible_to<vjp_needs>;
+concept BinaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
+  { Op::symbol } -> std::convertible_to<std::string_view>;
   Op::value(a, a);
   Op::vjp_lhs(/*dy*/ a, /*lhs*/ a, /*rhs*/ a, /*y*/ a);
   Op::vjp_rhs(/*dy*/ a, /*lhs*/ a, /*rhs*/ a, /*y*/ a);

@@ -56,7 +56,7 @@ TEST(Vjp, AnUpstreamOfTheWrongSizeThrows) {
   fg::Var<double, fg::Shape<2, 3>> x;
   const Eigen::ArrayXd u = Eigen::ArrayXd::Ones(5);
   fg::test::expect_error<fg::shape_error>([&] { (void)fg::vjp(x * 2.0, u, x); },
-                                          {"fusegrad::vjp", "5 elements", "f has shape (2,3)"});
+                                          {"fusegrad::vjp", "5 elements", "f has shape (2, 3)"});
 }
 
 // vjp of a scalar expression with upstream 1 is value_and_grad.

@@ -1,4 +1,4 @@
-// expect: both operands must have the same scalar type.*operands_have_different_scalar_types<double, float>
+// expect: error: .*operands_have_different_scalar_types<double, float>
 // fail/mixed_scalar_types.cpp -- double times float: a compile error naming both scalar types.
 #include <fusegrad/fusegrad.hpp>
 

@@ -1,4 +1,4 @@
-// expect: fusegrad::transpose\(x\): x must be a rank-2 matrix.*transpose_needs_a_matrix<fusegrad::Shape<3>, .*"\(3\)"
+// expect: error: .*transpose_needs_a_matrix_not<fusegrad::Shape<3>, .*"\(3\)"
 // fail/transpose_of_vector.cpp -- transpose of a rank-1 shape: a compile error naming the shape.
 #include <fusegrad/fusegrad.hpp>
 

@@ -1,4 +1,5 @@
-// expect: fusegrad::value_and_grad\(f, vars\.\.\.\): f is not a scalar.*fusegrad::Shape<3>
+// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars\.\.\.\): f is not a scalar
+// also: fusegrad::Shape<3>
 // fail/value_and_grad_not_scalar.cpp -- value_and_grad of a (3)-shaped expression: a compile error saying f is not a scalar.
 #include <fusegrad/fusegrad.hpp>
 

@@ -10,6 +10,7 @@
 #include "support/expect_array.hpp"
 #include "support/expect_error.hpp"
 #include "support/finite_difference.hpp"
+#include "support/gradcheck_layers.hpp"
 #include "support/typed_cases.hpp"
 
 namespace {
@@ -68,6 +69,8 @@ TYPED_TEST(MatmulTranspose, Matmul) {
   fg::test::expect_gradients_match_fd([](auto& x, auto& y) { return fg::matmul(x, y); }, a, b);
   // Operands that are expressions, and a result used in an element-wise parent.
   fg::test::expect_gradients_match_fd([](auto& x, auto& y) { return fg::tanh(fg::matmul(fg::sin(x), y * y)); }, a, b);
+  fg::test::expect_gradcheck_in_every_layer(
+      [](const auto& x, const auto& y) { return fg::tanh(fg::matmul(fg::sin(x), y * y)); }, a, b);
   // The value against Eigen's own product of the same row-major data.
   using T = typename TypeParam::value_type;
   using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -82,15 +85,16 @@ TYPED_TEST(MatmulTranspose, Transpose) {
   fg::test::expect_gradients_match_fd([](auto& x) { return fg::transpose(x); }, a);
   // A^T A: the same var on both sides of a product.
   fg::test::expect_gradients_match_fd([](auto& x) { return fg::matmul(fg::transpose(x), x); }, a);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& x) { return fg::matmul(fg::transpose(x), x); }, a);
 }
 
 // A run-time inner mismatch: (2,3) x (4,2) throws shape_error naming both shapes.
 TEST(MatmulErrors, RuntimeInnerMismatchIsAShapeError) {
   fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> a(Extents{2, 3}), b(Extents{4, 2});
   fg::test::expect_error<fg::shape_error>([&] { (void)fg::eval(fg::matmul(a, b)); },
-                                          {"fusegrad::matmul", "inner extents differ", "(2,3)", "(4,2)"});
+                                          {"fusegrad::matmul", "inner extents differ", "(2, 3)", "(4, 2)"});
   fg::test::expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum(fg::matmul(a, b)), a); },
-                                          {"(2,3)", "(4,2)"});
+                                          {"(2, 3)", "(4, 2)"});
 }
 
 // A static extent beside a dyn one: (2,3) x (dyn,2) compiles, and a wrong run-time extent still throws.
@@ -98,7 +102,7 @@ TEST(MatmulErrors, StaticBesideDynIsCheckedAtRunTime) {
   fg::Var<double, fg::Shape<2, 3>> a;
   fg::Var<double, fg::Shape<fg::dyn, 2>> good(Extents{3, 2}), bad(Extents{5, 2});
   EXPECT_EQ(fg::eval(fg::matmul(a, good)).size(), 4);
-  fg::test::expect_error<fg::shape_error>([&] { (void)fg::eval(fg::matmul(a, bad)); }, {"(2,3)", "(5,2)"});
+  fg::test::expect_error<fg::shape_error>([&] { (void)fg::eval(fg::matmul(a, bad)); }, {"(2, 3)", "(5, 2)"});
 }
 
 }  // namespace

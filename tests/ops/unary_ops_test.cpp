@@ -1,4 +1,5 @@
-// ops/unary_ops_test.cpp -- every element-wise unary op: value against std math, gradient against central differences.
+// ops/unary_ops_test.cpp -- every element-wise unary op: value against std math, gradient by fg::gradcheck in every
+// layer.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -10,6 +11,7 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "support/finite_difference.hpp"
+#include "support/gradcheck_layers.hpp"
 #include "support/typed_cases.hpp"
 
 namespace {
@@ -28,7 +30,8 @@ class UnaryOps : public ::testing::Test {
 
   // Runs `op` on a (5,30) var -- two full fused blocks and a partial one -- with values drawn
   // from [lo, hi), kept at least 0.1 away from `kink` (where the op is not differentiable).
-  // Checks every value against `reference` computed in double, and the gradient of the sum against FD.
+  // Checks every value against `reference` computed in double, and the gradient of the sum
+  // with fg::gradcheck (the complex step where the op is analytic) in both layers.
   template <class Op, class Reference>
   void check(Op op, Reference reference, double lo, double hi, double kink = std::numeric_limits<double>::quiet_NaN()) {
     SCOPED_TRACE("typed_seed = " + std::to_string(fg::test::typed_seed));
@@ -42,7 +45,7 @@ class UnaryOps : public ::testing::Test {
       EXPECT_NEAR(double(y[i]), expected, value_tolerance * std::max(1.0, std::abs(expected)))
           << "at x = " << x.value()[i];
     }
-    fg::test::expect_gradients_match_fd<fg::test::fd_paths::sum_only>([&](auto& v) { return op(v); }, x);
+    fg::test::expect_gradcheck_in_every_layer(op, x);
   }
 };
 TYPED_TEST_SUITE(UnaryOps, fg::test::AllCases, fg::test::CaseNames);

@@ -30,7 +30,7 @@ TEST(Extents, FromAListOfExtents) {
   EXPECT_EQ(e[0], 3u);
   EXPECT_EQ(e[1], 2u);
   EXPECT_EQ(e.size(), 6u);
-  EXPECT_EQ(e.to_string(), "(3,2)");
+  EXPECT_EQ(e.to_string(), "(3, 2)");
   EXPECT_EQ((Extents{2, 3, 4}.size()), 24u);
   EXPECT_EQ((Extents{7}.to_string()), "(7)");
 }
@@ -40,12 +40,12 @@ TEST(Extents, FromASpan) {
   const Extents e(values);
   EXPECT_EQ(e.rank(), 3u);
   EXPECT_EQ(e.size(), 20u);
-  EXPECT_EQ(e.to_string(), "(4,1,5)");
+  EXPECT_EQ(e.to_string(), "(4, 1, 5)");
 }
 
 TEST(Extents, AnEmptyAxisMeansNoElements) {
   EXPECT_EQ((Extents{4, 0, 2}.size()), 0u);
-  EXPECT_EQ((Extents{4, 0, 2}.to_string()), "(4,0,2)");
+  EXPECT_EQ((Extents{4, 0, 2}.to_string()), "(4, 0, 2)");
 }
 
 TEST(Extents, IteratesOverItsAxes) {
@@ -95,7 +95,7 @@ TEST(Extents, RequireFitsNamesTheCallAndBothShapes) {
       [] {
         fusegrad::require_fits<Shape<3, dyn>>(Extents{4, 7}, "Var::from");
       },
-      {"Var::from", "(4,7)", "(3,?)"});
+      {"Var::from", "(4, 7)", "(3, dyn)"});
 }
 
 TEST(Broadcast, EqualExtentsStay) { EXPECT_EQ(fusegrad::broadcast({3, 2}, {3, 2}), (Extents{3, 2})); }
@@ -119,11 +119,11 @@ TEST(Broadcast, AMismatchThrowsAndNamesBothShapesAndTheAxis) {
       [] {
         (void)fusegrad::broadcast({3, 2}, {4});
       },
-      {"(3,2)", "(4)", "axis 1", "2 and 4"});
+      {"(3, 2)", "(4)", "axis 1", "2 and 4"});
   EXPECT_EQ(what,
-            "fusegrad: shapes (3,2) and (4) do not broadcast: axis 1 of the result has extents 2 and 4; "
+            "fusegrad: shapes (3, 2) and (4) do not broadcast: axis 1 of the result has extents 2 and 4; "
             "extents must be equal or one of them 1 (axes align from the right)");
-  expect_error<shape_error>([] { (void)fusegrad::broadcast({2, 3}, {3, 3}); }, {"(2,3)", "(3,3)", "axis 0"});
+  expect_error<shape_error>([] { (void)fusegrad::broadcast({2, 3}, {3, 3}); }, {"(2, 3)", "(3, 3)", "axis 0"});
 }
 
 TEST(Broadcast, ShapeErrorIsAFusegradErrorAndARuntimeError) {

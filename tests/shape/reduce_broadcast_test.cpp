@@ -72,7 +72,7 @@ TEST(ReduceBroadcast, AGradientOfLowerRankThanTheTargetThrows) {
       [] {
         (void)reduce_broadcast(values({1, 2, 3}), {3}, {1, 3});
       },
-      {"fusegrad::reduce_broadcast", "(3)", "(1,3)", "lower rank"});
+      {"fusegrad::reduce_broadcast", "(3)", "(1, 3)", "lower rank"});
 }
 
 TEST(ReduceBroadcast, ShapesThatDoNotBroadcastThrow) {
@@ -80,12 +80,12 @@ TEST(ReduceBroadcast, ShapesThatDoNotBroadcastThrow) {
       [] {
         (void)reduce_broadcast(iota(8), {2, 4}, {3});
       },
-      {"fusegrad::reduce_broadcast", "(3)", "(2,4)", "axis 1"});
+      {"fusegrad::reduce_broadcast", "(3)", "(2, 4)", "axis 1"});
   expect_error<shape_error>([] { (void)reduce_broadcast(iota(6), {2, 3}, {2, 1, 3}); }, {"lower rank"});
 }
 
 TEST(ReduceBroadcast, AGradientWhoseSizeContradictsItsExtentsThrows) {
-  expect_error<shape_error>([] { (void)reduce_broadcast(iota(5), {2, 3}, {3}); }, {"5 elements", "(2,3)", "6"});
+  expect_error<shape_error>([] { (void)reduce_broadcast(iota(5), {2, 3}, {3}); }, {"5 elements", "(2, 3)", "6"});
 }
 
 // --- broadcast_to: explicit numbers -----------------------------------------------------------------
@@ -152,7 +152,7 @@ TEST(ReduceBroadcastInto, ThrowsLikeReduceBroadcast) {
       [&] {
         fusegrad::reduce_broadcast_into(target_grad.data(), g.data(), {2, 4}, {3});
       },
-      {"(3)", "(2,4)"});
+      {"(3)", "(2, 4)"});
 }
 
 // --- properties over random shapes (RapidCheck: 100 cases each; a failure prints the seed,

@@ -29,8 +29,8 @@ using shape_of = typename std::remove_cvref_t<E>::static_shape;
 // --- result shapes ------------------------------------------------------------------------------
 using x31 = V<Shape<3, 1>>;
 using y4 = V<Shape<4>>;
-static_assert(std::is_same_v<shape_of<decltype(lvalue<x31>() * lvalue<y4>())>, Shape<3, 4>>, "(3,1) x (4) -> (3,4)");
-static_assert(std::is_same_v<shape_of<decltype(lvalue<y4>() + lvalue<x31>())>, Shape<3, 4>>, "(4) + (3,1) -> (3,4)");
+static_assert(std::is_same_v<shape_of<decltype(lvalue<x31>() * lvalue<y4>())>, Shape<3, 4>>, "(3, 1) x (4) -> (3, 4)");
+static_assert(std::is_same_v<shape_of<decltype(lvalue<y4>() + lvalue<x31>())>, Shape<3, 4>>, "(4) + (3, 1) -> (3, 4)");
 static_assert(std::is_same_v<shape_of<decltype(2.0 * lvalue<x31>())>, Shape<3, 1>>, "a number keeps the shape");
 static_assert(std::is_same_v<shape_of<decltype(lvalue<V<Shape<>>>() - lvalue<y4>())>, Shape<4>>, "a scalar broadcasts");
 static_assert(std::is_same_v<shape_of<decltype(fg::sin(lvalue<x31>()))>, Shape<3, 1>>, "unary ops keep the shape");
@@ -59,12 +59,12 @@ static_assert(std::is_same_v<shape_of<decltype(fg::sum(lvalue<V<Shape<2, 3, 4>>>
 
 static_assert(
     std::is_same_v<shape_of<decltype(fg::matmul(lvalue<V<Shape<4, 3>>>(), lvalue<V<Shape<3, 2>>>()))>, Shape<4, 2>>,
-    "(4,3) x (3,2) -> (4,2)");
+    "(4, 3) x (3, 2) -> (4, 2)");
 static_assert(std::is_same_v<shape_of<decltype(fg::matmul(lvalue<V<Shape<dyn, 3>>>(), lvalue<V<Shape<dyn, 2>>>()))>,
                              Shape<dyn, 2>>,
-              "(?,3) x (?,2) -> (?,2)");
+              "(dyn, 3) x (dyn, 2) -> (dyn, 2)");
 static_assert(std::is_same_v<shape_of<decltype(fg::transpose(lvalue<V<Shape<4, 3>>>()))>, Shape<3, 4>>,
-              "transpose (4,3) -> (3,4)");
+              "transpose (4, 3) -> (3, 4)");
 
 // --- scalar types ----------------------------------------------------------------------------------
 static_assert(std::is_same_v<typename decltype(2.0 * lvalue<fg::Var<float, Shape<3>>>())::value_type, float>,

@@ -37,22 +37,22 @@ static_assert(std::is_same_v<broadcast_t<Shape<3, 2>, Shape<3, 2>>, Shape<3, 2>>
 static_assert(std::is_same_v<broadcast_t<Shape<>, Shape<3, 2>>, Shape<3, 2>>, "scalar on the left");
 static_assert(std::is_same_v<broadcast_t<Shape<3, 2>, Shape<>>, Shape<3, 2>>, "scalar on the right");
 static_assert(std::is_same_v<broadcast_t<Shape<>, Shape<>>, Shape<>>, "two scalars");
-static_assert(std::is_same_v<broadcast_t<Shape<3, 1>, Shape<1, 4>>, Shape<3, 4>>, "(3,1) x (1,4) -> (3,4)");
+static_assert(std::is_same_v<broadcast_t<Shape<3, 1>, Shape<1, 4>>, Shape<3, 4>>, "(3, 1) x (1, 4) -> (3, 4)");
 static_assert(std::is_same_v<broadcast_t<Shape<2, 3>, Shape<4, 1, 3>>, Shape<4, 2, 3>>,
-              "the shorter shape gets leading axes: (2,3) x (4,1,3) -> (4,2,3)");
-static_assert(std::is_same_v<broadcast_t<Shape<3>, Shape<5, 4, 3>>, Shape<5, 4, 3>>, "(3) x (5,4,3) -> (5,4,3)");
+              "the shorter shape gets leading axes: (2, 3) x (4, 1, 3) -> (4, 2, 3)");
+static_assert(std::is_same_v<broadcast_t<Shape<3>, Shape<5, 4, 3>>, Shape<5, 4, 3>>, "(3) x (5, 4, 3) -> (5, 4, 3)");
 static_assert(std::is_same_v<broadcast_t<Shape<5, 1, 1>, Shape<4, 1>>, Shape<5, 4, 1>>, "1 x 1 stays 1");
 static_assert(std::is_same_v<broadcast_t<Shape<dyn>, Shape<4>>, Shape<4>>, "dyn vs 4 -> 4 (checked at run time)");
 static_assert(std::is_same_v<broadcast_t<Shape<4>, Shape<dyn>>, Shape<4>>, "4 vs dyn -> 4");
 static_assert(std::is_same_v<broadcast_t<Shape<dyn>, Shape<1>>, Shape<dyn>>, "dyn vs 1 -> dyn");
 static_assert(std::is_same_v<broadcast_t<Shape<1>, Shape<dyn>>, Shape<dyn>>, "1 vs dyn -> dyn");
 static_assert(std::is_same_v<broadcast_t<Shape<dyn>, Shape<dyn>>, Shape<dyn>>, "dyn vs dyn -> dyn");
-static_assert(std::is_same_v<broadcast_t<Shape<dyn, 1>, Shape<3>>, Shape<dyn, 3>>, "(?,1) x (3) -> (?,3)");
+static_assert(std::is_same_v<broadcast_t<Shape<dyn, 1>, Shape<3>>, Shape<dyn, 3>>, "(dyn, 1) x (3) -> (dyn, 3)");
 
-static_assert(broadcastable_v<Shape<3, 1>, Shape<1, 4>>, "(3,1) and (1,4) broadcast");
+static_assert(broadcastable_v<Shape<3, 1>, Shape<1, 4>>, "(3, 1) and (1, 4) broadcast");
 static_assert(broadcastable_v<Shape<dyn>, Shape<4>>, "dyn may turn out to be 4");
-static_assert(!broadcastable_v<Shape<3, 2>, Shape<4>>, "(3,2) and (4) clash on the last axis");
-static_assert(!broadcastable_v<Shape<2, 3>, Shape<3, 3>>, "(2,3) and (3,3) clash on axis 0");
+static_assert(!broadcastable_v<Shape<3, 2>, Shape<4>>, "(3, 2) and (4) clash on the last axis");
+static_assert(!broadcastable_v<Shape<2, 3>, Shape<3, 3>>, "(2, 3) and (3, 3) clash on axis 0");
 
 // --- reduce_t: the shape left after summing over axes -----------------------------------------
 static_assert(std::is_same_v<reduce_t<Shape<2, 3, 4>>, Shape<>>, "AllAxes is the default: a scalar is left");
@@ -82,6 +82,6 @@ static_assert(!fusegrad::AxesType<int>, "int is not an axes list");
 // --- compile-time Extents ---------------------------------------------------------------------
 static_assert(fusegrad::Extents::of<Shape<3, 2>>() == fusegrad::Extents{3, 2}, "Extents::of reads a static shape");
 static_assert(fusegrad::broadcast({3, 1}, {4}) == fusegrad::Extents{3, 4}, "run-time broadcasting is constexpr");
-static_assert(fusegrad::fits<Shape<3, dyn>>(fusegrad::Extents{3, 7}), "(3,7) fits (3,?)");
+static_assert(fusegrad::fits<Shape<3, dyn>>(fusegrad::Extents{3, 7}), "(3, 7) fits (3, dyn)");
 
 }  // namespace

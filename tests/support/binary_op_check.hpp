@@ -11,6 +11,7 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "support/finite_difference.hpp"
+#include "support/gradcheck_layers.hpp"
 #include "support/typed_cases.hpp"
 
 namespace fusegrad::test {
@@ -33,8 +34,9 @@ struct Domain {
 ///   () and (5,30), (5,30) and ()             -- a scalar Var repeated over a vector
 ///   1.5 op x, x op 1.5                       -- a plain number on either side
 /// Each time: every value against `reference` on independently broadcast inputs (computed in
-/// double), and the gradient of each Var (value_and_grad of the sum) against central
-/// differences; the harness also checks that each gradient has exactly its Var's element count.
+/// double), and the gradient of the sum with fg::gradcheck (the complex step where the op is
+/// analytic): in every layer (Vars, a fused tape node, fg::taped) for the first two layouts,
+/// in the static layer for the others.
 template <class C>
 class BinaryOpCheck : public ::testing::Test {
  protected:
@@ -57,56 +59,56 @@ class BinaryOpCheck : public ::testing::Test {
   template <class Op, class Reference>
   void check(Op op, Reference reference, const Domain& da, const Domain& db) {
     SCOPED_TRACE("typed_seed = " + std::to_string(typed_seed));
-    const auto both = [&](auto& a, auto& b) { return op(a, b); };
+    const auto total = [op](const auto&... x) { return sum(op(x...)); };
     {
-      SCOPED_TRACE("(5,30) op (5,30)");
+      SCOPED_TRACE("(5, 30) op (5, 30)");
       auto a = var_in<5, 30>(da);
       auto b = var_in<5, 30>(db);
       check_values(op(a, b), reference, a, b);
-      expect_gradients_match_fd<fd_paths::sum_only>(both, a, b);
+      expect_gradcheck_in_every_layer(op, a, b);
     }
     {
-      SCOPED_TRACE("(3,1) op (1,4)");
+      SCOPED_TRACE("(3, 1) op (1, 4)");
       auto a = var_in<3, 1>(da);
       auto b = var_in<1, 4>(db);
       check_values(op(a, b), reference, a, b);
-      expect_gradients_match_fd<fd_paths::sum_only>(both, a, b);
+      expect_gradcheck_in_every_layer(op, a, b);
     }
     if constexpr (all_layouts) {
       {
-        SCOPED_TRACE("(2,3,4) op (4)");
+        SCOPED_TRACE("(2, 3, 4) op (4)");
         auto a = var_in<2, 3, 4>(da);
         auto b = var_in<4>(db);
         check_values(op(a, b), reference, a, b);
-        expect_gradients_match_fd<fd_paths::sum_only>(both, a, b);
+        EXPECT_TRUE(testing::gradcheck(total, a, b));
       }
       {
-        SCOPED_TRACE("() op (5,30)");
+        SCOPED_TRACE("() op (5, 30)");
         auto a = var_in<>(da);
         auto b = var_in<5, 30>(db);
         check_values(op(a, b), reference, a, b);
-        expect_gradients_match_fd<fd_paths::sum_only>(both, a, b);
+        EXPECT_TRUE(testing::gradcheck(total, a, b));
       }
       {
-        SCOPED_TRACE("(5,30) op ()");
+        SCOPED_TRACE("(5, 30) op ()");
         auto a = var_in<5, 30>(da);
         auto b = var_in<>(db);
         check_values(op(a, b), reference, a, b);
-        expect_gradients_match_fd<fd_paths::sum_only>(both, a, b);
+        EXPECT_TRUE(testing::gradcheck(total, a, b));
       }
       {
-        SCOPED_TRACE("1.5 op (5,30)");
+        SCOPED_TRACE("1.5 op (5, 30)");
         auto b = var_in<5, 30>(db);
         Const<T, Shape<>> number(static_cast<T>(literal));
         check_values(op(literal, b), reference, number, b);
-        expect_gradients_match_fd<fd_paths::sum_only>([&](auto& x) { return op(literal, x); }, b);
+        EXPECT_TRUE(testing::gradcheck([op](const auto& x) { return sum(op(literal, x)); }, b));
       }
       {
-        SCOPED_TRACE("(5,30) op 1.5");
+        SCOPED_TRACE("(5, 30) op 1.5");
         auto a = var_in<5, 30>(da);
         Const<T, Shape<>> number(static_cast<T>(literal));
         check_values(op(a, literal), reference, a, number);
-        expect_gradients_match_fd<fd_paths::sum_only>([&](auto& x) { return op(x, literal); }, a);
+        EXPECT_TRUE(testing::gradcheck([op](const auto& x) { return sum(op(x, literal)); }, a));
       }
     }
   }

@@ -132,10 +132,10 @@ TYPED_TEST(TensorTyped, FromValuesAndExtentsChecksTheCount) {
   EXPECT_EQ(t.matrix()(2, 1), TypeParam(6));
   const Tensor s = Tensor::from({TypeParam(7)}, Extents{});
   EXPECT_EQ(s.item(), TypeParam(7));
-  expect_error<fg::shape_error>([&] { (void)Tensor::from(values, {2, 2}); }, {"6 values", "(2,2)", "4"});
+  expect_error<fg::shape_error>([&] { (void)Tensor::from(values, {2, 2}); }, {"6 values", "(2, 2)", "4"});
   expect_error<fg::shape_error>([] { (void)Tensor::from({TypeParam(1), TypeParam(2)}, {3}); }, {"2 values", "(3)"});
   Eigen::ArrayXd five = Eigen::ArrayXd::Zero(5);
-  expect_error<fg::shape_error>([&] { (void)Tensor::from(five, {2, 3}); }, {"5 values", "(2,3)"});
+  expect_error<fg::shape_error>([&] { (void)Tensor::from(five, {2, 3}); }, {"5 values", "(2, 3)"});
   const Tensor reshaped = Tensor::from(Eigen::ArrayXd::LinSpaced(6, 0, 5), {2, 3});
   EXPECT_EQ(reshaped.matrix()(1, 0), TypeParam(3));
 }
@@ -205,7 +205,7 @@ TYPED_TEST(TensorTyped, ItemNeedsExactlyOneElement) {
   using Tensor = typename TestFixture::Tensor;
   EXPECT_EQ(Tensor::full({1, 1}, TypeParam(3)).item(), TypeParam(3));
   EXPECT_EQ(Tensor::full({1}, TypeParam(4)).item(), TypeParam(4));
-  expect_error<fg::value_error>([] { (void)Tensor::ones({2, 3}).item(); }, {"item()", "(2,3)", "6 elements"});
+  expect_error<fg::value_error>([] { (void)Tensor::ones({2, 3}).item(); }, {"item()", "(2, 3)", "6 elements"});
   expect_error<fg::value_error>([] { (void)Tensor::zeros({0}).item(); }, {"item()", "(0)"});
 }
 
@@ -256,8 +256,8 @@ TYPED_TEST(TensorTyped, BroadcastMismatchNamesBothShapes) {
   expect_error<fg::shape_error>([&] { const Tensor t = a * b; }, {"(3)", "(4)", "broadcast"});
   expect_error<fg::shape_error>([&] { const Tensor t = fg::taped(fg::sin(a) + b); }, {"(3)", "(4)"});
   const Tensor m = Tensor::ones({2, 3});
-  expect_error<fg::shape_error>([&] { const Tensor t = m + Tensor::ones({2}); }, {"(2,3)", "(2)"});
-  expect_error<fg::shape_error>([&] { const Tensor t = fg::matmul(m, m); }, {"matmul", "(2,3) x (2,3)"});
+  expect_error<fg::shape_error>([&] { const Tensor t = m + Tensor::ones({2}); }, {"(2, 3)", "(2)"});
+  expect_error<fg::shape_error>([&] { const Tensor t = fg::matmul(m, m); }, {"matmul", "(2, 3) x (2, 3)"});
 }
 
 TYPED_TEST(TensorTyped, RequiresGradCanOnlyChangeOnLeaves) {

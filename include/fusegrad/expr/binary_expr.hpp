@@ -9,9 +9,19 @@
 namespace fusegrad {
 
 namespace detail {
-// Left undefined: mixing float and double instantiates it, so the compiler names both types.
+// Never defined: the diagnostic of mixed scalar types (shape.hpp: how a static rule reports).
 template <class L, class R>
 struct operands_have_different_scalar_types;
+
+template <class L, class R>
+struct common_value_type {
+  enum : std::size_t { report = sizeof(operands_have_different_scalar_types<L, R>) };  // cast one of them
+  using type = L;  // after the one error, a type, so that nothing else fails
+};
+template <class T>
+struct common_value_type<T, T> {
+  using type = T;
+};
 }  // namespace detail
 
 /// The node `lhs Op rhs`. Its static shape is broadcast_t of the operands' (a mismatch is a
@@ -21,13 +31,8 @@ struct binary_expr {
   using op = Op;
   using lhs_type = detail::node_t<L>;
   using rhs_type = detail::node_t<R>;
-  static_assert(std::is_same_v<typename lhs_type::value_type, typename rhs_type::value_type>,
-                "fusegrad: both operands must have the same scalar type (cast one of them; "
-                "see 'operands_have_different_scalar_types' below)");
-  using value_type = typename std::conditional_t<
-      std::is_same_v<typename lhs_type::value_type, typename rhs_type::value_type>, lhs_type,
-      detail::operands_have_different_scalar_types<typename lhs_type::value_type,
-                                                   typename rhs_type::value_type>>::value_type;
+  using value_type =
+      typename detail::common_value_type<typename lhs_type::value_type, typename rhs_type::value_type>::type;
   using static_shape = common_shape_t<typename lhs_type::static_shape, typename rhs_type::static_shape>;
   static constexpr node_kind kind = node_kind::elementwise;
   static constexpr bool takes_grad = lhs_type::takes_grad || rhs_type::takes_grad;

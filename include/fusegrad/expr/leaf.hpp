@@ -10,6 +10,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/storage.hpp>
+#include <fusegrad/shape/eigen_extents.hpp>
 
 namespace fusegrad {
 
@@ -79,17 +80,16 @@ class leaf_data<T, S, owning> {
     values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(extents.size()));
   }
 
-  /// From an Eigen vector (rank-1 or scalar shapes) or matrix (rank-2 shapes, copied row-major).
+  /// From an Eigen object, copied: a vector type for a rank-1 shape, any other matrix or
+  /// array for a rank-2 shape (eigen_extents, the rule Tensor::from follows too).
   template <class Derived>
-  explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(extents_of_eigen(eigen)) {
-    require_fits<S>(extents_of_eigen(eigen), "fusegrad leaf from an Eigen object");
+  explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(eigen_extents(eigen)) {
+    static_assert(S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
+                  "fusegrad: an Eigen vector type gives a leaf of rank 1, any other Eigen matrix or array one of "
+                  "rank 2 (rows, cols); declare the leaf's shape with that rank");
+    require_fits<S>(eigen_extents(eigen), "fusegrad leaf from an Eigen object");
     values_.resize(static_cast<Eigen::Index>(eigen.size()));
-    if constexpr (S::rank == 2) {
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-          values_.data(), eigen.rows(), eigen.cols()) = eigen.derived().template cast<T>().matrix();
-    } else {
-      values_ = eigen.derived().template cast<T>().reshaped().array();
-    }
+    detail::copy_row_major(values_.data(), eigen);
   }
 
   [[nodiscard]] Extents extents() const { return extents_.get(); }
@@ -99,19 +99,6 @@ class leaf_data<T, S, owning> {
   [[nodiscard]] auto value() noexcept { return Eigen::Map<storage_t<T, S>>(values_.data(), values_.size()); }
   [[nodiscard]] auto value() const noexcept {
     return Eigen::Map<const storage_t<T, S>>(values_.data(), values_.size());
-  }
-
- protected:
-  template <class Derived>
-  static Extents extents_of_eigen(const Eigen::DenseBase<Derived>& e) {
-    if constexpr (S::rank == 0)
-      return Extents{};
-    else if constexpr (S::rank == 1)
-      return Extents{static_cast<std::size_t>(e.size())};
-    else if constexpr (S::rank == 2)
-      return Extents{static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols())};
-    else
-      static_assert(S::rank <= 2, "fusegrad: build leaves of rank > 2 from Extents and values, not from Eigen objects");
   }
 
  private:
@@ -132,13 +119,11 @@ class leaf_data<T, S, view> {
   }
   /// Views `data`, whose extents are those of S (all static).
   explicit leaf_data(const T* data) requires is_static_v<S> : data_(data) {}
-  /// Views a contiguous Eigen vector, or a row-major matrix for a rank-2 shape.
+  /// Views a contiguous Eigen vector for a rank-1 shape, or a row-major matrix for a rank-2
+  /// shape (eigen_extents); the caller keeps it alive.
   template <class Derived>
-    requires(bool(Derived::IsVectorAtCompileTime) || (S::rank == 2 && bool(Derived::IsRowMajor)))
-  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen)
-      : leaf_data(eigen.data(),
-                  S::rank == 2 ? Extents{static_cast<std::size_t>(eigen.rows()), static_cast<std::size_t>(eigen.cols())}
-                               : (S::rank == 0 ? Extents{} : Extents{static_cast<std::size_t>(eigen.size())})) {}
+    requires(is_eigen_vector_v<Derived> ? S::rank == 1 : S::rank == 2 && bool(Derived::IsRowMajor))
+  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen) : leaf_data(eigen.data(), eigen_extents(eigen)) {}
 
   [[nodiscard]] Extents extents() const { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return data_; }

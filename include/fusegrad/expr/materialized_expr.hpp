@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -23,15 +24,28 @@ struct operands {
   std::array<Extents, N> extents;
 };
 
-/// A materialised op spec: name, what its VJP reads, its result shape (static and run time),
-/// its value written into an output array, and one VJP per operand written into a
-/// gradient array (`=`, not `+=`). See ops/sum.hpp and ops/matmul.hpp.
+namespace detail {
+// The calls a materialised op spec of `arity` operands answers, checked with double.
+template <class Op, std::size_t... I>
+constexpr bool has_materialized_calls(std::index_sequence<I...>) {
+  return requires(double* out, const double* dy, const operands<double, sizeof...(I)>& in, const Extents& e) {
+    Op::result_extents((static_cast<void>(I), e)...);
+    Op::value(out, in);
+    (Op::template vjp<I>(out, dy, in, dy), ...);
+  };
+}
+}  // namespace detail
+
+/// A materialised op spec: as every op spec, a name, a backward name and what its VJP reads;
+/// `arity`, its operand count; `result_shape<S...>`, its static result shape (a compile
+/// error names mismatched shapes); `result_extents(e...)`, the same at run time (throws);
+/// `value(y, in)`, its value written into an output array; and per operand I,
+/// `vjp<I>(dx, dy, in, y)`, that operand's gradient written into dx (`=`, not `+=`).
+/// See ops/sum.hpp and ops/matmul.hpp.
 template <class Op>
-concept MaterializedOp = requires {
-  { Op::name } -> std::convertible_to<std::string_view>;
-  { Op::needs } -> std::convertible_to<vjp_needs>;
+concept MaterializedOp = OpSpec<Op> && requires {
   { Op::arity } -> std::convertible_to<std::size_t>;
-};
+} && detail::has_materialized_calls<Op>(std::make_index_sequence<Op::arity>{});
 
 /// An op whose result is `scale(n) * sum(x)` over all n elements (sum, mean): its operand's
 /// segment is reduced block by block inside the fused loop, never materialised.

@@ -1,16 +1,19 @@
-// expr/visit.hpp -- walking a static expression at run time: its leaves, and its text.
+// expr/visit.hpp -- walking a static expression: its leaves, its text, its size. Every walk finds a node's
+// children through children() (expr/children.hpp), so none of them knows how a node kind stores them.
 #pragma once
 
-#include <sstream>
+#include <cstddef>
 #include <string>
-#include <tuple>
+#include <string_view>
 #include <type_traits>
 
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/transform.hpp>
+#include <boost/hana/tuple.hpp>
 #include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/expr/binary_expr.hpp>
-#include <fusegrad/expr/materialized_expr.hpp>
+#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
 
 namespace fusegrad {
@@ -25,16 +28,10 @@ inline constexpr bool is_unary_expr_v<unary_expr<Op, X>> = true;
 /// Calls f(leaf) for every leaf occurrence of an expression, left to right.
 template <class E, class F>
 void for_each_leaf(const E& e, F&& f) {
-  if constexpr (E::kind == node_kind::leaf) {
+  if constexpr (E::kind == node_kind::leaf)
     f(e);
-  } else if constexpr (E::kind == node_kind::materialized) {
-    std::apply([&](const auto&... a) { (for_each_leaf(a, f), ...); }, e.args);
-  } else if constexpr (detail::is_unary_expr_v<E>) {
-    for_each_leaf(e.x, f);
-  } else {
-    for_each_leaf(e.lhs, f);
-    for_each_leaf(e.rhs, f);
-  }
+  else
+    boost::hana::for_each(children(e), [&](const auto& x) { for_each_leaf(x, f); });
 }
 
 namespace detail {
@@ -45,6 +42,15 @@ std::string concat(const Parts&... parts) {
   (out.append(parts), ...);
   return out;
 }
+
+// Whether a node prints as `lhs symbol rhs` (an arithmetic operator), not as a call.
+template <class E>
+constexpr bool prints_infix() {
+  if constexpr (E::kind == node_kind::elementwise && !is_unary_expr_v<E>)
+    return E::op::symbol != std::string_view("max") && E::op::symbol != std::string_view("min");
+  else
+    return false;
+}
 }  // namespace detail
 
 /// The expression as text, e.g. "sum(sin(a) * exp(-(a * a)))"; `leaf_name(leaf)` names leaves.
@@ -53,41 +59,29 @@ std::string describe(const E& e, Name&& leaf_name) {
   using detail::concat;
   if constexpr (E::kind == node_kind::leaf) {
     return leaf_name(e);
-  } else if constexpr (E::kind == node_kind::materialized) {
-    std::string out = concat(E::op::name, "(");
-    bool first = true;
-    std::apply(
-        [&](const auto&... a) { ((out += concat(first ? "" : ", ", describe(a, leaf_name)), first = false), ...); },
-        e.args);
-    return out + ")";
-  } else if constexpr (detail::is_unary_expr_v<E>) {
-    if constexpr (E::op::name == std::string_view("negate"))
-      return concat("-(", describe(e.x, leaf_name), ")");
-    else
-      return concat(E::op::name, "(", describe(e.x, leaf_name), ")");
   } else {
-    constexpr std::string_view symbol = E::op::symbol;
-    if constexpr (symbol == "max" || symbol == "min")
-      return concat(E::op::name, "(", describe(e.lhs, leaf_name), ", ", describe(e.rhs, leaf_name), ")");
-    else
-      return concat("(", describe(e.lhs, leaf_name), " ", symbol, " ", describe(e.rhs, leaf_name), ")");
+    const auto args = boost::hana::transform(children(e), [&](const auto& x) { return describe(x, leaf_name); });
+    if constexpr (detail::prints_infix<E>()) {
+      return concat("(", boost::hana::at_c<0>(args), " ", E::op::symbol, " ", boost::hana::at_c<1>(args), ")");
+    } else if constexpr (E::op::name == std::string_view("negate")) {
+      return concat("-(", boost::hana::at_c<0>(args), ")");
+    } else {  // a call: name(operands...)
+      std::string out = concat(E::op::name, "(");
+      boost::hana::for_each(args, [&, first = true](const std::string& a) mutable {
+        out += concat(first ? "" : ", ", a);
+        first = false;
+      });
+      return out + ")";
+    }
   }
 }
 
 /// How many operations an expression holds (leaves excluded).
 template <class E>
 constexpr std::size_t operation_count() {
-  if constexpr (E::kind == node_kind::leaf) {
-    return 0;
-  } else if constexpr (E::kind == node_kind::materialized) {
-    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-      return (std::size_t{1} + ... + operation_count<Xs>());
-    }(typename E::operand_types{});
-  } else if constexpr (detail::is_unary_expr_v<E>) {
-    return 1 + operation_count<typename E::operand>();
-  } else {
-    return 1 + operation_count<typename E::lhs_type>() + operation_count<typename E::rhs_type>();
-  }
+  return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+    return (std::size_t{E::kind == node_kind::leaf ? 0u : 1u} + ... + operation_count<Xs>());
+  }(child_nodes_t<E>{});
 }
 
 namespace detail {
@@ -101,25 +95,15 @@ using leaf_types_t = typename detail::leaf_types_of<E>::type;
 
 namespace detail {
 template <class E>
+struct leaf_types_of {
+  using type = boost::mp11::mp_apply<
+      boost::mp11::mp_append,
+      boost::mp11::mp_push_front<boost::mp11::mp_transform<leaf_types_t, child_nodes_t<E>>, boost::mp11::mp_list<>>>;
+};
+template <class E>
   requires(E::kind == node_kind::leaf)
 struct leaf_types_of<E> {
   using type = boost::mp11::mp_list<E>;
-};
-template <class E>
-  requires(E::kind == node_kind::materialized)
-struct leaf_types_of<E> {
-  using type =
-      boost::mp11::mp_apply<boost::mp11::mp_append, boost::mp11::mp_transform<leaf_types_t, typename E::operand_types>>;
-};
-template <class E>
-  requires(E::kind == node_kind::elementwise && is_unary_expr_v<E>)
-struct leaf_types_of<E> {
-  using type = leaf_types_t<typename E::operand>;
-};
-template <class E>
-  requires(E::kind == node_kind::elementwise && !is_unary_expr_v<E>)
-struct leaf_types_of<E> {
-  using type = boost::mp11::mp_append<leaf_types_t<typename E::lhs_type>, leaf_types_t<typename E::rhs_type>>;
 };
 
 template <class L>

@@ -19,6 +19,7 @@ struct log_sigmoid_op {
   static constexpr std::string_view name = "log_sigmoid";
   static constexpr std::string_view backward_name = "LogSigmoidBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
   static auto value(const auto& x) { return -softplus_op::value(-x); }
   static auto vjp(const auto& dy, const auto& x, const auto& y) { return softplus_op::vjp(dy, -x, y); }
 };

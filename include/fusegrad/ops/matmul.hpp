@@ -15,16 +15,11 @@
 namespace fusegrad {
 
 namespace detail {
-// Left undefined: a static mismatch instantiates it, so the compiler prints both shapes,
-// as types and as text (which shows dyn extents as "dyn").
+// Never defined: the diagnostics of matmul's static shapes (shape.hpp: how a shape rule reports).
 template <class A, class B, fixed_text Shapes>
 struct matmul_inner_extents_differ;
 template <class A, class B, fixed_text Shapes>
-struct matmul_needs_two_matrices;
-template <class A, class B>
-struct matmul_inner_failure : matmul_inner_extents_differ<A, B, shapes_text<A, B>> {};
-template <class A, class B>
-struct matmul_rank_failure : matmul_needs_two_matrices<A, B, shapes_text<A, B>> {};
+struct matmul_needs_two_matrices_not;
 
 template <class A, class B>
 struct matmul_shape {
@@ -33,19 +28,18 @@ struct matmul_shape {
 template <ShapeType A, ShapeType B>
 struct matmul_shape<A, B> {
   static constexpr bool matrices = A::rank == 2 && B::rank == 2;
-  static_assert(matrices,
-                "fusegrad::matmul(a, b): both operands must be rank-2 matrices (shapes are named in "
-                "'matmul_needs_two_matrices<A, B, \"A and B\">' below)");
   static constexpr bool inner_ok =
       !matrices || A::extents[A::rank - 1] == dyn || B::extents[0] == dyn || A::extents[A::rank - 1] == B::extents[0];
-  static_assert(inner_ok,
-                "fusegrad::matmul(a, b): inner extents differ, a is (m,k) and b must be (k,n) (shapes are named "
-                "in 'matmul_inner_extents_differ<A, B, \"A and B\">' below)");
   struct ok {
     using type = Shape<A::extents[0], B::extents[B::rank - 1]>;
   };
-  using type = typename std::conditional_t<!matrices, matmul_rank_failure<A, B>,
-                                           std::conditional_t<!inner_ok, matmul_inner_failure<A, B>, ok>>::type;
+  struct failed {
+    using failure = std::conditional_t<matrices, matmul_inner_extents_differ<A, B, shapes_text<A, B>>,
+                                       matmul_needs_two_matrices_not<A, B, shapes_text<A, B>>>;
+    enum : std::size_t { report = sizeof(failure) };  // a is (m, k), b must be (k, n)
+    using type = AnyShape;                            // after the one error, a shape, so that nothing else fails
+  };
+  using type = typename std::conditional_t<matrices && inner_ok, ok, failed>::type;
 };
 }  // namespace detail
 
@@ -94,6 +88,7 @@ struct matmul_op {
     return detail::matrix_view(in.values[1], in.extents[1][0], in.extents[1][1]);
   }
 };
+static_assert(MaterializedOp<matmul_op>);
 
 /// Matrix product: `fg::matmul(W, X)` for W (m,k) and X (k,n).
 template <Differentiable A, Differentiable B>

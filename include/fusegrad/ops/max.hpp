@@ -18,6 +18,7 @@ struct max_op {
   static constexpr std::string_view name = "max";
   static constexpr std::string_view backward_name = "MaxBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
+  static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
   static constexpr std::size_t arity = 1;
 
   template <ShapeLike S>
@@ -45,6 +46,7 @@ struct max_op {
     return Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(values, static_cast<Eigen::Index>(e.size()));
   }
 };
+static_assert(MaterializedOp<max_op>);
 
 /// The largest element: `fg::max(x)`; its gradient goes to the maximum (shared among ties).
 template <Differentiable X>

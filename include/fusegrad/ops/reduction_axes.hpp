@@ -15,16 +15,9 @@ namespace fusegrad::detail {
 template <AxesType A>
 std::array<bool, Extents::max_rank> reduction_mask(const Extents& e, const char* what) {
   std::array<bool, Extents::max_rank> mask{};
-  if constexpr (std::is_same_v<A, AllAxes>) {
-    mask.fill(true);
-  } else {
-    for (std::size_t axis : A::values) {
-      if (axis >= e.rank())
-        throw shape_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for shape " +
-                          e.to_string());
-      mask[axis] = true;
-    }
-  }
+  if (const std::size_t axis = mark_reduced_axes<A>(e.rank(), mask); axis != no_axis)
+    throw shape_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                      e.to_string());
   return mask;
 }
 

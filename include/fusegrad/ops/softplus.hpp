@@ -19,6 +19,7 @@ struct softplus_op {
   static constexpr std::string_view name = "softplus";
   static constexpr std::string_view backward_name = "SoftplusBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
   static auto value(const auto& x) {
     using T = typename std::decay_t<decltype(x)>::Scalar;
     static_assert(std::is_floating_point_v<T>,

@@ -14,25 +14,24 @@
 namespace fusegrad {
 
 namespace detail {
-// Left undefined: a non-matrix instantiates it, so the compiler prints the shape, as a type and as text.
+// Never defined: the diagnostic of a transpose of a non-matrix (shape.hpp: how a shape rule reports).
 template <class S, fixed_text Shape>
-struct transpose_needs_a_matrix;
-template <class S>
-struct transpose_failure : transpose_needs_a_matrix<S, shapes_text<S>> {};
+struct transpose_needs_a_matrix_not;
 
 template <class S>
 struct transpose_shape {
   using type = AnyShape;
 };
 template <ShapeType S>
+  requires(S::rank == 2)
 struct transpose_shape<S> {
-  static_assert(S::rank == 2,
-                "fusegrad::transpose(x): x must be a rank-2 matrix (its shape is named in "
-                "'transpose_needs_a_matrix<S, \"S\">' below)");
-  struct ok {
-    using type = Shape<S::extents[1 % S::rank], S::extents[0]>;
-  };
-  using type = typename std::conditional_t<S::rank == 2, ok, transpose_failure<S>>::type;
+  using type = Shape<S::extents[1], S::extents[0]>;
+};
+template <ShapeType S>
+  requires(S::rank != 2)
+struct transpose_shape<S> {
+  enum : std::size_t { report = sizeof(transpose_needs_a_matrix_not<S, shapes_text<S>>) };  // a rank-2 (rows, cols)
+  using type = S;  // after the one error, a shape, so that nothing else fails
 };
 }  // namespace detail
 
@@ -69,6 +68,7 @@ struct transpose_op {
     detail::matrix_view(out, c, r) = detail::matrix_view(in, r, c).transpose();
   }
 };
+static_assert(MaterializedOp<transpose_op>);
 
 /// Matrix transpose: `fg::transpose(W)`.
 template <Differentiable X>

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/broadcast_rule.hpp>
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
@@ -28,10 +29,9 @@ struct axis_runs {
       throw shape_error(std::string(what) + ": shape " + big.to_string() + " has lower rank than " + small.to_string() +
                         "; broadcasting only adds axes, so " + small.to_string() +
                         " cannot be broadcast to it, nor a gradient shaped " + big.to_string() + " reduced to it");
-    const std::size_t pad = big.rank() - small.rank();
     for (std::size_t i = 0; i < big.rank(); ++i) {
-      const std::size_t s = i < pad ? 1 : small[i - pad];
-      if (s != big[i] && s != 1)
+      const std::size_t s = aligned_extent(small.axes(), big.rank(), i);
+      if (broadcast_extent(s, big[i]) != big[i])
         throw shape_error(std::string(what) + ": shape " + small.to_string() + " does not broadcast to " +
                           big.to_string() + " (axis " + std::to_string(i) + ": " + std::to_string(s) + " vs " +
                           std::to_string(big[i]) + ")");

@@ -5,70 +5,41 @@
 #include <array>
 #include <type_traits>
 
+#include <fusegrad/shape/broadcast_rule.hpp>
 #include <fusegrad/shape/shape.hpp>
 
 namespace fusegrad {
 
 namespace detail {
 
-// Shapes are aligned from the last axis. Per axis: equal extents stay, 1 yields to the
-// other extent, dyn yields to a static extent other than 1 (checked again at run time),
-// anything else is a mismatch.
-inline constexpr std::size_t no_axis = std::size_t(-1);
-
+// The rule of broadcast_rule.hpp over two static shapes: the result's extents, and the
+// first axis that clashes (no_axis when none does).
 template <class A, class B>
 struct broadcast_rule {
   static constexpr std::size_t rank = std::max(A::rank, B::rank);
-
-  static constexpr std::size_t extent_at(const auto& ext, std::size_t own_rank, std::size_t axis) {
-    const std::size_t pad = rank - own_rank;
-    return axis < pad ? 1 : ext[axis - pad];
-  }
-
-  // The first axis (counted in the result) whose extents clash, or no_axis.
   static constexpr std::size_t bad_axis = [] {
-    for (std::size_t i = 0; i < rank; ++i) {
-      const std::size_t a = extent_at(A::extents, A::rank, i), b = extent_at(B::extents, B::rank, i);
-      if (a != b && a != 1 && b != 1 && a != dyn && b != dyn) return i;
-    }
-    return no_axis;
+    std::array<std::size_t, rank> out{};
+    return broadcast_into(A::extents, B::extents, out);
   }();
-
   static constexpr std::array<std::size_t, rank> extents = [] {
     std::array<std::size_t, rank> out{};
-    for (std::size_t i = 0; i < rank; ++i) {
-      const std::size_t a = extent_at(A::extents, A::rank, i), b = extent_at(B::extents, B::rank, i);
-      if (a == 1)
-        out[i] = b;
-      else if (b == 1)
-        out[i] = a;
-      else if (a == dyn)
-        out[i] = b;
-      else
-        out[i] = a;  // a == b, or b == dyn with a static
-    }
+    broadcast_into(A::extents, B::extents, out);
     return out;
   }();
 };
 
-// Left undefined: a failed broadcast instantiates it, so the compiler prints both shapes,
-// as types and as text (which shows dyn extents as "dyn").
+// Never defined: the diagnostic of a failed broadcast (static_error).
 template <class A, class B, fixed_text Shapes>
 struct shapes_cannot_be_broadcast;
-template <class A, class B>
-struct broadcast_failure : shapes_cannot_be_broadcast<A, B, shapes_text<A, B>> {};
 
-template <class A, class B>
+template <class A, class B, bool = broadcast_rule<A, B>::bad_axis == no_axis>
 struct broadcast_impl {
-  using rule = broadcast_rule<A, B>;
-  struct ok {
-    using type = shape_from_array<rule::extents>;
-  };
-  static constexpr bool broadcastable = rule::bad_axis == no_axis;
-  static_assert(broadcastable,
-                "fusegrad: shapes do not broadcast (the two shapes are named in "
-                "'shapes_cannot_be_broadcast<A, B, \"A and B\">' below; extents must match, or one of them must be 1)");
-  using type = typename std::conditional_t<broadcastable, ok, broadcast_failure<A, B>>::type;
+  using type = shape_from_array<broadcast_rule<A, B>::extents>;
+};
+template <class A, class B>
+struct broadcast_impl<A, B, false> {
+  enum : std::size_t { report = sizeof(shapes_cannot_be_broadcast<A, B, shapes_text<A, B>>) };
+  using type = A;  // after the one error, a shape, so that nothing else fails
 };
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/broadcast_rule.hpp>
 #include <fusegrad/shape/reduce.hpp>
 #include <fusegrad/shape/shape.hpp>
 
@@ -42,6 +43,8 @@ class Extents {
 
   [[nodiscard]] constexpr std::size_t rank() const noexcept { return rank_; }
   [[nodiscard]] constexpr std::size_t operator[](std::size_t axis) const noexcept { return data_[axis]; }
+  /// The extent of each axis, in order.
+  [[nodiscard]] constexpr std::span<const std::size_t> axes() const noexcept { return {data_.data(), rank_}; }
   [[nodiscard]] constexpr const std::size_t* begin() const noexcept { return data_.data(); }
   [[nodiscard]] constexpr const std::size_t* end() const noexcept { return data_.data() + rank_; }
 
@@ -52,14 +55,11 @@ class Extents {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
-  /// "(3,2)"; "()" for a scalar.
+  /// "(3, 2)"; "()" for a scalar: the one printed form of a shape (shape.hpp).
   [[nodiscard]] std::string to_string() const {
-    std::string out = "(";
-    for (std::size_t i = 0; i < rank_; ++i) {
-      if (i) out += ',';
-      out += std::to_string(data_[i]);
-    }
-    return out + ')';
+    std::string out;
+    detail::render_extents(axes(), [&](char c) { out += c; });
+    return out;
   }
 
  private:
@@ -102,31 +102,22 @@ constexpr Extents detail::broadcast_unequal(const Extents& a, const Extents& b) 
   // A scalar operand next: most of what a fused sweep's shape checks see.
   if (b.size() == 1 && b.rank() <= a.rank()) return a;
   if (a.size() == 1 && a.rank() <= b.rank()) return b;
-  const std::size_t rank = std::max(a.rank(), b.rank());
   std::array<std::size_t, Extents::max_rank> out{};
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::size_t ea = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
-    const std::size_t eb = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
-    if (ea != eb && ea != 1 && eb != 1)
-      throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast: axis " +
-                        std::to_string(i) + " of the result has extents " + std::to_string(ea) + " and " +
-                        std::to_string(eb) + "; extents must be equal or one of them 1 (axes align from the right)");
-    out[i] = ea == 1 ? eb : ea;
-  }
+  const std::size_t rank = std::max(a.rank(), b.rank());
+  if (const std::size_t axis = broadcast_into(a.axes(), b.axes(), out); axis != no_axis)
+    throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast: axis " +
+                      std::to_string(axis) + " of the result has extents " +
+                      std::to_string(aligned_extent(a.axes(), rank, axis)) + " and " +
+                      std::to_string(aligned_extent(b.axes(), rank, axis)) +
+                      "; extents must be equal or one of them 1 (axes align from the right)");
   return Extents(std::span<const std::size_t>(out.data(), rank));
 }
 
-/// The extents left after reducing over the axes marked in `mask`.
+/// The extents left after reducing over the axes marked in `mask` (detail::reduce_into).
 constexpr Extents reduce_extents(const Extents& e, std::span<const bool> mask, keep_dims keep) {
   std::array<std::size_t, Extents::max_rank> out{};
-  std::size_t j = 0;
-  for (std::size_t i = 0; i < e.rank(); ++i) {
-    if (!mask[i])
-      out[j++] = e[i];
-    else if (keep == keep_dims::yes)
-      out[j++] = 1;
-  }
-  return Extents(std::span<const std::size_t>(out.data(), j));
+  const std::size_t rank = detail::reduce_into(e.axes(), mask, keep, out);
+  return Extents(std::span<const std::size_t>(out.data(), rank));
 }
 
 }  // namespace fusegrad

@@ -1,7 +1,9 @@
 // shape/reduce.hpp -- reduce_t<S, Axes, KeepDims>: the shape left after summing over some axes.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <span>
 #include <type_traits>
 
 #include <fusegrad/shape/shape.hpp>
@@ -27,28 +29,48 @@ concept AxesType = std::same_as<A, AllAxes> || requires {
 
 namespace detail {
 
+// The reduction rule, written once for static shapes and run-time extents alike.
+// Marks in `mask` the axes A reduces of a shape of rank `rank` (all of them for AllAxes);
+// returns the first axis of A past that rank, or no_axis.
+template <class A>
+constexpr std::size_t mark_reduced_axes(std::size_t rank, std::span<bool> mask) noexcept {
+  if constexpr (std::is_same_v<A, AllAxes>) {
+    std::fill_n(mask.begin(), rank, true);
+  } else {
+    for (std::size_t a : A::values) {
+      if (a >= rank) return a;
+      mask[a] = true;
+    }
+  }
+  return no_axis;
+}
+
+// Writes the extents left after reducing the axes marked in `mask` (kept as 1 with
+// keep_dims::yes) into `out`; returns how many there are.
+constexpr std::size_t reduce_into(std::span<const std::size_t> extents, std::span<const bool> mask, keep_dims keep,
+                                  std::span<std::size_t> out) noexcept {
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < extents.size(); ++i) {
+    if (!mask[i])
+      out[j++] = extents[i];
+    else if (keep == keep_dims::yes)
+      out[j++] = 1;
+  }
+  return j;
+}
+
 template <class S, class A>
 struct reduced_axes {
+  static constexpr std::size_t first_out_of_range = [] {
+    std::array<bool, S::rank> m{};
+    return mark_reduced_axes<A>(S::rank, m);
+  }();
+  static constexpr bool in_range = first_out_of_range == no_axis;
   // A mask over S's axes: true where the reduction sums.
   static constexpr std::array<bool, S::rank> mask = [] {
     std::array<bool, S::rank> m{};
-    if constexpr (std::is_same_v<A, AllAxes>) {
-      m.fill(true);
-    } else {
-      for (std::size_t a : A::values)
-        if (a < S::rank) m[a] = true;
-    }
+    if (in_range) mark_reduced_axes<A>(S::rank, m);
     return m;
-  }();
-
-  static constexpr bool in_range = [] {
-    if constexpr (std::is_same_v<A, AllAxes>) {
-      return true;
-    } else {
-      for (std::size_t a : A::values)
-        if (a >= S::rank) return false;
-      return true;
-    }
   }();
 
   static constexpr bool distinct = [] {
@@ -63,41 +85,35 @@ struct reduced_axes {
   }();
 };
 
-// Left undefined: an out-of-range axis instantiates it, so the compiler prints shape and
-// axes, and the shape as text (which shows dyn extents as "dyn").
+// Never defined: the diagnostics of a reduction's axes (shape.hpp: how a shape rule reports).
 template <class S, class A, fixed_text Shape>
-struct reduction_axes_out_of_range;
-template <class S, class A>
-struct reduction_axes_failure : reduction_axes_out_of_range<S, A, shapes_text<S>> {};
+struct reduction_axis_out_of_range_for_shape;
+template <class S, class A, fixed_text Shape>
+struct reduction_names_the_same_axis_twice;
 
-template <class S, class A, keep_dims K>
+template <class S, class A, keep_dims K, bool = reduced_axes<S, A>::in_range&& reduced_axes<S, A>::distinct>
 struct reduce_impl {
   using axes = reduced_axes<S, A>;
-  static_assert(axes::in_range,
-                "fusegrad: reduction axis out of range (shape and axes are named in "
-                "'reduction_axes_out_of_range<S, Axes, \"S\">' below)");
-  static_assert(axes::distinct, "fusegrad: a reduction names the same axis twice");
-
   static constexpr std::size_t kept = [] {
-    std::size_t n = 0;
-    for (bool m : axes::mask) n += (K == keep_dims::yes || !m);
-    return n;
+    std::array<std::size_t, S::rank> out{};
+    return reduce_into(S::extents, axes::mask, K, out);
   }();
   static constexpr std::array<std::size_t, kept> extents = [] {
+    std::array<std::size_t, S::rank> all{};
+    reduce_into(S::extents, axes::mask, K, all);
     std::array<std::size_t, kept> out{};
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < S::rank; ++i) {
-      if (!axes::mask[i])
-        out[j++] = S::extents[i];
-      else if (K == keep_dims::yes)
-        out[j++] = 1;
-    }
+    std::copy_n(all.begin(), kept, out.begin());
     return out;
   }();
-  struct ok {
-    using type = shape_from_array<extents>;
-  };
-  using type = typename std::conditional_t<axes::in_range, ok, reduction_axes_failure<S, A>>::type;
+  using type = shape_from_array<extents>;
+};
+template <class S, class A, keep_dims K>
+struct reduce_impl<S, A, K, false> {
+  using failure =
+      std::conditional_t<reduced_axes<S, A>::in_range, reduction_names_the_same_axis_twice<S, A, shapes_text<S>>,
+                         reduction_axis_out_of_range_for_shape<S, A, shapes_text<S>>>;
+  enum : std::size_t { report = sizeof(failure) };  // axes count from 0 and are below the shape's rank
+  using type = Shape<>;                             // after the one error, a shape, so that nothing else fails
 };
 
 }  // namespace detail

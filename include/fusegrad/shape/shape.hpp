@@ -55,44 +55,50 @@ inline constexpr std::size_t extent_v = [] {
   return S::extents[I];
 }();
 
-/// "(3,2)", "()" or "(?,4)": how errors print a shape.
-template <ShapeType S>
-std::string to_string() {
-  std::string out = "(";
-  for (std::size_t i = 0; i < S::rank; ++i) {
-    if (i) out += ',';
-    out += S::extents[i] == dyn ? std::string("?") : std::to_string(S::extents[i]);
-  }
-  return out + ')';
-}
-
 namespace detail {
+// "No axis": what the shape rules return when every axis passed their check.
+inline constexpr std::size_t no_axis = std::size_t(-1);
+
 // Text as a template argument: a compile error prints the arguments of the template it
 // fails in, so an error template that takes the shapes' text shows "(dyn, 2) and (4)"
 // where the shape types show dyn as 18446744073709551615.
+//
+// How a static shape rule reports a mistake in one error whose first line says it all: the
+// failing specialisation of its trait evaluates `sizeof` of a class template left undefined,
+// named for the mistake and given the shapes as types and as text (shapes_text); the
+// compiler's error for sizeof of an incomplete type quotes that name whole. The trait then
+// still names a type, so the mistake causes no further errors (see shape/broadcast.hpp).
 template <std::size_t N>
 struct fixed_text {
   char chars[N]{};
 };
 
-template <ShapeType S, class Put>
-constexpr void render_shape(Put&& put) {
+// Writes a shape through put(char) the one way fusegrad prints shapes, static or run-time,
+// in every error and text: "(3, 2)", "(dyn, 4)" for an extent known only at run time, "()"
+// for a scalar. constexpr, so compile-time diagnostics carry the same text (shapes_text).
+template <class Put>
+constexpr void render_extents(std::span<const std::size_t> extents, Put&& put) {
   put('(');
-  for (std::size_t i = 0; i < S::rank; ++i) {
+  for (std::size_t i = 0; i < extents.size(); ++i) {
     if (i) {
       put(',');
       put(' ');
     }
-    if (S::extents[i] == dyn) {
+    if (extents[i] == dyn) {
       for (char c : {'d', 'y', 'n'}) put(c);
     } else {
       char digits[20]{};
       int n = 0;
-      for (std::size_t e = S::extents[i]; e != 0 || n == 0; e /= 10) digits[n++] = char('0' + e % 10);
+      for (std::size_t e = extents[i]; e != 0 || n == 0; e /= 10) digits[n++] = char('0' + e % 10);
       while (n) put(digits[--n]);
     }
   }
   put(')');
+}
+
+template <ShapeType S, class Put>
+constexpr void render_shape(Put&& put) {
+  render_extents(std::span<const std::size_t>(S::extents.data(), S::rank), put);
 }
 
 template <ShapeType... Ss, class Put>
@@ -133,5 +139,13 @@ struct shape_from_array_impl<Extents, std::index_sequence<I...>> {
 template <auto Extents>
 using shape_from_array = typename shape_from_array_impl<Extents>::type;
 }  // namespace detail
+
+/// The shape as fusegrad prints every shape: "(3, 2)", "(dyn, 4)", "()".
+template <ShapeType S>
+std::string to_string() {
+  std::string out;
+  detail::render_shape<S>([&](char c) { out += c; });
+  return out;
+}
 
 }  // namespace fusegrad

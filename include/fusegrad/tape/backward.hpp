@@ -11,10 +11,12 @@
 #include <vector>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
-#include <fusegrad/tape/graph.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
-#include <fusegrad/tape/tensor.hpp>
+#include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/tensor_impl.hpp>
 
 namespace fusegrad::detail {
 

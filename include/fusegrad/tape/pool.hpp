@@ -15,7 +15,7 @@
 namespace fusegrad::detail {
 
 // A per-thread free list for each size class of small graph objects (tensors, storage,
-// and a recorded node with its output, graph.hpp's recorded_block): recording an operation
+// and a recorded node with its output, recorded_block.hpp): recording an operation
 // takes one block, and the general-purpose allocator would cost more than the operation
 // itself on small tensors. Which freed blocks a thread keeps is retention's rule: those that
 // balance what it handed out, up to max_kept_bytes. A thread's lists are returned to the

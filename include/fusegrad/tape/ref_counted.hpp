@@ -47,7 +47,7 @@ class ref_counted {
 
  protected:
   // What the last release does: delete, or, for an object that shares one allocation with
-  // others (graph.hpp's recorded_block), destroy it in place and free the memory with the last.
+  // others (recorded_block.hpp), destroy it in place and free the memory with the last.
   virtual void destroy() noexcept { delete this; }
 
  private:

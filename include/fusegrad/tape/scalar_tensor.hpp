@@ -53,7 +53,7 @@ class BasicScalarTensor : public BasicTensor<T> {
   static void check_rank(const BasicTensor<T>& t) {
     if (t.defined() && t.dim() != 0)
       throw shape_error("fusegrad::ScalarTensor: the tensor has shape " + t.shape().to_string() +
-                        "; a ScalarTensor has rank 0, shape (). Reduce or reshape it, or keep it a Tensor");
+                        "; a ScalarTensor has rank 0, shape (). Reduce it (fg::sum, fg::mean), or keep it a Tensor");
   }
 };
 

@@ -6,12 +6,12 @@
 #include <tuple>
 #include <type_traits>
 
-#include <fusegrad/expr/binary_expr.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/leaf.hpp>
-#include <fusegrad/expr/materialized_expr.hpp>
-#include <fusegrad/expr/unary_expr.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused.hpp>
-#include <fusegrad/tape/tensor.hpp>
 
 namespace fusegrad {
 
@@ -44,19 +44,9 @@ template <Differentiable E>
     return expr;
   } else if constexpr (node_type::kind == node_kind::leaf) {
     return BasicTensor<T>::from(std::span<const T>(expr.data(), expr.extents().size()), expr.extents());
-  } else if constexpr (node_type::kind == node_kind::materialized) {
-    return std::apply(
-        [](const auto&... a) {
-          using op = typename node_type::op;
-          return fused(materialized_expr<op, decltype(taped_operand(a))...>{std::tuple(taped_operand(a)...)});
-        },
-        expr.args);
-  } else if constexpr (detail::is_unary_expr_v<node_type>) {
-    return fused(unary_expr<typename node_type::op, decltype(taped_operand(expr.x))>{taped_operand(expr.x)});
   } else {
-    return fused(
-        binary_expr<typename node_type::op, decltype(taped_operand(expr.lhs)), decltype(taped_operand(expr.rhs))>{
-            taped_operand(expr.lhs), taped_operand(expr.rhs)});
+    return boost::hana::unpack(children(expr),
+                               [](const auto&... x) { return fused(with_children<node_type>(taped_operand(x)...)); });
   }
 }
 

@@ -18,7 +18,7 @@ int main() {
   // (2,3) broadcast with (4,1,3) is (4,2,3).
   const fg::Extents big = fg::broadcast({2, 3}, {4, 1, 3});
   if (!(big == fg::Extents{4, 2, 3})) {
-    std::printf("broadcast((2,3), (4,1,3)) = %s, expected (4,2,3)\n", big.to_string().c_str());
+    std::printf("broadcast((2, 3), (4, 1, 3)) = %s, expected (4, 2, 3)\n", big.to_string().c_str());
     ++failures;
   }
   // A (2,3) operand broadcast to (2,2,3): its gradient is the sum over the new leading axis.

@@ -1,0 +1,439 @@
+// check/gradcheck.hpp -- fg::gradcheck: a function's analytic gradient against the complex step and central
+// differences, in both layers, with a report that says where and by how much they differ.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fusegrad/error.hpp>
+#include <fusegrad/expr/analytic.hpp>
+#include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/grad.hpp>
+#include <fusegrad/expr/leaf.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor.hpp>
+
+namespace fusegrad {
+
+/// What fg::gradcheck compares and how closely. An element passes when
+/// |analytic - reference| <= atol + rtol * |reference|.
+struct GradcheckOptions {
+  /// Tolerances; unset, they follow the inputs' scalar type: 1e-7 and 1e-6 for double,
+  /// 1e-4 and 1e-3 for float (whose gradient is compared with references computed in double).
+  std::optional<double> atol{}, rtol{};
+  /// The central-difference step of element x is eps * max(1, |x|).
+  double eps = 1e-5;
+  /// Use the complex step as the reference where it applies (an analytic function, a fn that
+  /// takes complex inputs); central differences otherwise.
+  bool complex_step = true;
+};
+
+/// What fg::gradcheck found. `passed` (also `bool(report)`) is the verdict; the rest says where
+/// the analytic gradient is furthest from its reference, and how far. Printable.
+struct GradcheckReport {
+  bool passed = true;
+  std::string reference;          // "complex step" or "central differences"
+  std::string complex_step_note;  // why the complex step was not used, if it was not
+  double atol = 0, rtol = 0;
+  double max_abs_error = 0;  // over every element of every input
+  double max_rel_error = 0;  // |analytic - reference| / |reference|, where the reference is not 0
+  std::size_t elements = 0;  // how many were checked
+  // The element nearest to failing (largest error over its tolerance):
+  std::size_t worst_input = 0;           // which input, counted from 0
+  std::vector<std::size_t> worst_index;  // its position in that input (row-major, one index per axis)
+  double worst_analytic = 0, worst_reference = 0, worst_central = 0;
+
+  explicit operator bool() const noexcept { return passed; }
+  [[nodiscard]] bool used_complex_step() const noexcept { return reference == "complex step"; }
+
+  friend std::ostream& operator<<(std::ostream& os, const GradcheckReport& r) {
+    os << "gradcheck " << (r.passed ? "passed" : "FAILED") << " against " << (r.used_complex_step() ? "the " : "")
+       << r.reference << " (" << r.elements << " elements, atol " << r.atol << ", rtol " << r.rtol << ")";
+    if (!r.complex_step_note.empty()) os << "; complex step not used: " << r.complex_step_note;
+    os << "\n  largest error: " << r.max_abs_error << " absolute, " << r.max_rel_error << " relative";
+    if (r.elements == 0) return os;
+    os << "\n  worst element: input " << r.worst_input << " at (";
+    for (std::size_t i = 0; i < r.worst_index.size(); ++i) os << (i ? ", " : "") << r.worst_index[i];
+    os << "): analytic " << r.worst_analytic << ", " << r.reference << " " << r.worst_reference;
+    if (r.used_complex_step()) os << ", central differences " << r.worst_central;
+    return os;
+  }
+};
+
+namespace detail {
+
+// One input's gradients, flat and row-major, as the three methods give them.
+struct checked_input {
+  Extents extents;
+  std::vector<double> analytic, central, complex_step;
+};
+
+inline std::vector<std::size_t> unravel(std::size_t flat, const Extents& e) {
+  std::vector<std::size_t> index(e.rank());
+  for (std::size_t axis = e.rank(); axis-- > 0;) {
+    index[axis] = flat % e[axis];
+    flat /= e[axis];
+  }
+  return index;
+}
+
+template <class T>
+double real_part(const T& v) {
+  if constexpr (requires { v.real(); })
+    return static_cast<double>(v.real());
+  else
+    return static_cast<double>(v);
+}
+
+// The verdict over every element of every input.
+inline GradcheckReport judge(const std::vector<checked_input>& inputs, bool use_complex_step, std::string note,
+                             double atol, double rtol) {
+  GradcheckReport r;
+  r.reference = use_complex_step ? "complex step" : "central differences";
+  r.complex_step_note = std::move(note);
+  r.atol = atol;
+  r.rtol = rtol;
+  double worst_ratio = -1;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const checked_input& in = inputs[k];
+    const std::vector<double>& reference = use_complex_step ? in.complex_step : in.central;
+    for (std::size_t j = 0; j < in.analytic.size(); ++j) {
+      const double a = in.analytic[j], ref = reference[j];
+      const double err = std::isnan(a) != std::isnan(ref) ? INFINITY : std::isnan(a) ? 0.0 : std::abs(a - ref);
+      const double tolerance = atol + rtol * std::abs(ref);
+      ++r.elements;
+      r.max_abs_error = std::max(r.max_abs_error, err);
+      if (ref != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::abs(ref));
+      if (!(err <= tolerance)) r.passed = false;
+      if (const double ratio = err / tolerance; ratio > worst_ratio || std::isnan(ratio)) {
+        worst_ratio = std::isnan(ratio) ? INFINITY : ratio;
+        r.worst_input = k;
+        r.worst_index = unravel(j, in.extents);
+        r.worst_analytic = a;
+        r.worst_reference = ref;
+        r.worst_central = in.central[j];
+      }
+    }
+  }
+  return r;
+}
+
+// The derivatives of `value()` with respect to each of the n values at `x` by central
+// differences, into `out`: each value is moved by +-h (then restored) and value() called again.
+// The quotient divides by the step actually taken, (x + h) - (x - h) after rounding.
+template <class Value>
+void central_differences(double* x, std::size_t n, double eps, Value&& value, std::vector<double>& out) {
+  out.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double x0 = x[j], h = eps * std::max(1.0, std::abs(x0));
+    const double above = x0 + h, below = x0 - h;
+    x[j] = above;
+    const double up = value();
+    x[j] = below;
+    const double down = value();
+    x[j] = x0;
+    out[j] = (up - down) / (above - below);
+  }
+}
+
+// The complex step: f(x + ih) = f(x) + ih f'(x) + O(h^2), so Im f(x + ih) / h is f'(x) to
+// rounding for any h small enough; no subtraction, no cancellation.
+inline constexpr double complex_step_h = 1e-20;
+
+template <class Value>
+void complex_steps(std::complex<double>* x, std::size_t n, Value&& value, std::vector<double>& out) {
+  out.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::complex<double> x0 = x[j];
+    x[j] = {x0.real(), complex_step_h};
+    out[j] = value().imag() / complex_step_h;
+    x[j] = x0;
+  }
+}
+
+// The first op that is not analytic in the graph that produced `out`, found by walking back
+// from it; empty when every node is analytic.
+template <class T>
+std::string first_non_analytic_node(const tensor_impl<T>& out) {
+  std::vector<const node<T>*> pending{out.grad_fn.get()}, seen;
+  while (!pending.empty()) {
+    const node<T>* n = pending.back();
+    pending.pop_back();
+    if (!n || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    if (const std::string_view op = n->non_analytic_op(); !op.empty()) return std::string(op);
+    for (const edge<T>& e : n->inputs) pending.push_back(e.fn.get());
+  }
+  return {};
+}
+
+template <class T>
+std::pair<double, double> default_tolerances() {
+  if constexpr (std::is_same_v<T, float>)
+    return {1e-4, 1e-3};
+  else
+    return {1e-7, 1e-6};
+}
+
+// Splits gradcheck's arguments into inputs and options (the last argument, when it is one).
+template <class... Args>
+constexpr bool ends_with_options = [] {
+  if constexpr (sizeof...(Args) == 0)
+    return false;
+  else
+    return std::is_same_v<
+        std::remove_cvref_t<decltype(std::get<sizeof...(Args) - 1>(std::declval<std::tuple<Args...>>()))>,
+        GradcheckOptions>;
+}();
+
+template <class F, class Args, std::size_t... I>
+auto call_without_options(F&& check, const Args& args, std::index_sequence<I...>) {
+  return check(std::get<sizeof...(I)>(args), std::get<I>(args)...);
+}
+
+template <class V>
+inline constexpr bool is_owning_var_v = false;
+template <Scalar T, ShapeType S>
+inline constexpr bool is_owning_var_v<Var<T, S>> = true;
+
+template <class U, class V>
+Var<U, typename V::static_shape> var_copy(const V& v) {
+  Var<U, typename V::static_shape> copy(v.extents());
+  for (std::size_t j = 0; j < v.extents().size(); ++j) copy.data()[j] = static_cast<U>(real_part(v.data()[j]));
+  return copy;
+}
+
+template <class U, class T>
+BasicTensor<U> tensor_copy(const BasicTensor<T>& t) {
+  std::vector<U> values(t.numel());
+  for (std::size_t j = 0; j < values.size(); ++j) values[j] = static_cast<U>(real_part(t.data()[j]));
+  return BasicTensor<U>::from(std::span<const U>(values), t.shape());
+}
+
+template <class G>
+std::vector<double> flat_gradient(const G& g, std::size_t n) {
+  std::vector<double> out(n);
+  if constexpr (requires { g.data(); }) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = real_part(g.data()[j]);
+  } else {
+    out[0] = real_part(g);  // a Shape<> var's gradient is a number
+  }
+  return out;
+}
+
+template <class Result>
+double scalar_value(const Result& r) {
+  if constexpr (requires { r.size(); })
+    return real_part(r[0]);
+  else
+    return real_part(r);
+}
+
+// The static layer: every input is a Var.
+template <class F, class... Vars>
+GradcheckReport gradcheck_vars(const GradcheckOptions& options, F&& fn, const Vars&... vars) {
+  static_assert((is_owning_var_v<Vars> && ...),
+                "fusegrad::gradcheck(fn, inputs...): the inputs are all Vars (the static layer) or all Tensors; "
+                "pass data as Consts captured by fn");
+  using T = typename std::tuple_element_t<0, std::tuple<Vars...>>::value_type;
+  static_assert((std::is_same_v<typename Vars::value_type, T> && ...),
+                "fusegrad::gradcheck(fn, vars...): every var has the same scalar type");
+  static_assert(std::is_floating_point_v<T>, "fusegrad::gradcheck(fn, vars...): vars of float or double");
+  static_assert(std::invocable<F&, const Var<double, typename Vars::static_shape>&...>,
+                "fusegrad::gradcheck(fn, vars...): fn must also take Vars of double (write it for any scalar type: "
+                "[](const auto& x) { ... }); the references are computed in double");
+  using expr_type = std::remove_cvref_t<std::invoke_result_t<F&, const Var<double, typename Vars::static_shape>&...>>;
+  static_assert(expr_type::static_shape::rank == 0,
+                "fusegrad::gradcheck(fn, vars...): fn must return a scalar expression (reduce it: fg::sum, fg::mean)");
+
+  auto analytic = value_and_grad(fn(vars...), vars...);
+  std::vector<checked_input> inputs(sizeof...(Vars));
+
+  auto doubles = std::make_tuple(var_copy<double>(vars)...);
+  auto value = [&] { return scalar_value(eval(std::apply(fn, doubles))); };
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((inputs[K].extents = std::get<K>(doubles).extents(),
+      inputs[K].analytic = flat_gradient(std::get<K + 1>(analytic), inputs[K].extents.size()),
+      central_differences(std::get<K>(doubles).data(), inputs[K].extents.size(), options.eps, value,
+                          inputs[K].central)),
+     ...);
+  }
+  (std::index_sequence_for<Vars...>{});
+
+  std::string note;
+  bool use_complex_step = options.complex_step;
+  if constexpr (!is_analytic_v<expr_type>) {
+    note = "the function is not analytic (it uses " + std::string(first_non_analytic_op<expr_type>()) + ")";
+    use_complex_step = false;
+  } else if constexpr (!std::invocable<F&, const Var<std::complex<double>, typename Vars::static_shape>&...>) {
+    note = "fn does not take Vars of std::complex<double>";
+    use_complex_step = false;
+  } else {
+    if (!options.complex_step) note = "turned off in the options";
+    if (use_complex_step) {
+      auto complexes = std::make_tuple(var_copy<std::complex<double>>(vars)...);
+      auto complex_value = [&] {
+        const auto r = eval(std::apply(fn, complexes));
+        if constexpr (requires { r.size(); })
+          return std::complex<double>(r[0]);
+        else
+          return std::complex<double>(r);
+      };
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (complex_steps(std::get<K>(complexes).data(), inputs[K].extents.size(), complex_value, inputs[K].complex_step),
+         ...);
+      }
+      (std::index_sequence_for<Vars...>{});
+    }
+  }
+  const auto [atol, rtol] = default_tolerances<T>();
+  return judge(inputs, use_complex_step, std::move(note), options.atol.value_or(atol), options.rtol.value_or(rtol));
+}
+
+// The tape: every input is a Tensor. fn runs on copies, so the inputs, their gradients and
+// their graphs are left as they were.
+template <class F, Scalar T, class... More>
+GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const BasicTensor<T>& first,
+                                  const More&... more) {
+  static_assert((std::is_same_v<More, BasicTensor<T>> && ...),
+                "fusegrad::gradcheck(fn, tensors...): the inputs are all Tensors of one scalar type (or all Vars)");
+  static_assert(std::is_floating_point_v<T>, "fusegrad::gradcheck(fn, tensors...): tensors of float or double");
+  static_assert(
+      std::invocable<F&, const Tensor&, const decltype((void)std::declval<More>(), std::declval<Tensor>())&...>,
+      "fusegrad::gradcheck(fn, tensors...): fn must take fg::Tensor (double) arguments too: the references "
+      "are computed in double");
+  constexpr std::size_t count = 1 + sizeof...(More);
+  const std::array<const BasicTensor<T>*, count> originals{&first, &more...};
+  for (std::size_t k = 0; k < count; ++k)
+    if (!originals[k]->defined())
+      throw value_error("fusegrad::gradcheck: input " + std::to_string(k) + " is an undefined tensor");
+
+  std::vector<checked_input> inputs(count);
+  bool analytic_graph = true;
+  std::string non_analytic;
+  {
+    auto copies = std::make_tuple(tensor_copy<T>(first), tensor_copy<T>(more)...);
+    std::apply([](auto&... c) { (c.requires_grad_(), ...); }, copies);
+    BasicTensor<T> out = std::apply(fn, copies);
+    if (out.numel() != 1)
+      throw value_error(
+          "fusegrad::gradcheck(fn, tensors...): fn must return one value (a scalar tensor); it returned shape " +
+          out.shape().to_string() + ". Reduce it: fg::sum, fg::mean");
+    if (out.impl()->grad_fn) non_analytic = first_non_analytic_node(*out.impl());
+    analytic_graph = non_analytic.empty();
+    if (out.requires_grad()) out.backward();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((inputs[K].extents = std::get<K>(copies).shape(),
+        inputs[K].analytic = std::get<K>(copies).grad().defined()
+                                 ? flat_gradient(std::get<K>(copies).grad(), std::get<K>(copies).numel())
+                                 : std::vector<double>(std::get<K>(copies).numel(), 0.0)),
+       ...);
+    }
+    (std::make_index_sequence<count>{});
+  }
+
+  const NoGradGuard no_grad;
+  auto doubles = std::make_tuple(tensor_copy<double>(first), tensor_copy<double>(more)...);
+  auto value = [&] { return real_part(Tensor(std::apply(fn, doubles)).item()); };
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (central_differences(std::get<K>(doubles).mutable_eigen().data(), inputs[K].extents.size(), options.eps, value,
+                         inputs[K].central),
+     ...);
+  }
+  (std::make_index_sequence<count>{});
+
+  using complex_tensor = BasicTensor<std::complex<double>>;
+  // What fn returns for real tensors: an expression says at compile time whether it is analytic,
+  // a recorded tensor only at run time (the graph the analytic pass recorded).
+  using result_type = std::remove_cvref_t<
+      std::invoke_result_t<F&, const Tensor&, const decltype((void)std::declval<More>(), std::declval<Tensor>())&...>>;
+  constexpr bool statically_not_analytic = [] {
+    if constexpr (is_tensor_v<result_type>)
+      return false;
+    else
+      return !is_analytic_v<result_type>;
+  }();
+  std::string note;
+  bool use_complex_step = options.complex_step;
+  if (!analytic_graph) {
+    note = "the function is not analytic (it uses " + non_analytic + ")";
+    use_complex_step = false;
+  }
+  if constexpr (statically_not_analytic) {
+    use_complex_step = false;
+  } else if constexpr (!std::invocable<F&, const complex_tensor&,
+                                       const decltype((void)std::declval<More>(),
+                                                      std::declval<complex_tensor>())&...>) {
+    if (note.empty()) note = "fn does not take complex tensors";
+    use_complex_step = false;
+  } else {
+    if (!options.complex_step && note.empty()) note = "turned off in the options";
+    if (use_complex_step) {
+      auto complexes =
+          std::make_tuple(tensor_copy<std::complex<double>>(first), tensor_copy<std::complex<double>>(more)...);
+      auto complex_value = [&] { return complex_tensor(std::apply(fn, complexes)).item(); };
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (complex_steps(std::get<K>(complexes).mutable_eigen().data(), inputs[K].extents.size(), complex_value,
+                       inputs[K].complex_step),
+         ...);
+      }
+      (std::make_index_sequence<count>{});
+    }
+  }
+  const auto [atol, rtol] = default_tolerances<T>();
+  return judge(inputs, use_complex_step, std::move(note), options.atol.value_or(atol), options.rtol.value_or(rtol));
+}
+
+}  // namespace detail
+
+/// Checks the gradient of `fn`, a function of its inputs to one value, against numbers that
+/// do not come from fusegrad's VJPs: the complex step (f'(x) = Im f(x + ih) / h with h =
+/// 1e-20, exact to rounding) where the function is analytic, central differences otherwise.
+///
+/// The inputs are all Vars (the static layer: fn returns a scalar expression, differentiated
+/// with value_and_grad) or all Tensors (the tape: fn returns a scalar Tensor or expression,
+/// differentiated with backward, on copies: the inputs and their gradients stay as they were).
+/// Options, when given, come last: `fg::gradcheck(fn, x, y, fg::GradcheckOptions{.rtol = 1e-4})`. Write fn for
+/// any scalar type (`[](const auto& x) { return fg::sum(fg::sin(x) * x); }`): the references
+/// run it in double and in std::complex<double>; a fn that takes only real inputs, or uses an
+/// op that is not analytic (abs, relu, maximum, minimum, max, softplus), is checked against
+/// central differences, and the report says why. A generic fn of Tensors is compiled for
+/// complex tensors too, since whether its graph is analytic is known only when it runs: one
+/// that uses a real-only op (softplus) declares its parameters `const fg::Tensor&`.
+/// Example: examples/gradcheck.cpp.
+template <class F, class... Args>
+[[nodiscard]] GradcheckReport gradcheck(F&& fn, const Args&... args) {
+  if constexpr (detail::ends_with_options<Args...>) {
+    return detail::call_without_options(
+        [&](const GradcheckOptions& options, const auto&... inputs) { return gradcheck_with(options, fn, inputs...); },
+        std::forward_as_tuple(args...), std::make_index_sequence<sizeof...(Args) - 1>{});
+  } else {
+    return gradcheck_with(GradcheckOptions{}, fn, args...);
+  }
+}
+
+/// gradcheck with the options first.
+template <class F, class First, class... More>
+[[nodiscard]] GradcheckReport gradcheck_with(const GradcheckOptions& options, F&& fn, const First& first,
+                                             const More&... more) {
+  if constexpr (detail::is_tensor_v<First>)
+    return detail::gradcheck_tensors(options, fn, first, more...);
+  else
+    return detail::gradcheck_vars(options, fn, first, more...);
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,39 @@
+// detail/fixed_list.hpp -- fixed_list: a list whose capacity is known at compile time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <utility>
+
+namespace fusegrad::detail {
+
+// A fixed-capacity list: an expression's tensors are at most its leaf count, known at
+// compile time, so recording allocates nothing for them.
+template <class V, std::size_t Capacity>
+struct fixed_list {
+  std::array<V, Capacity> items{};
+  std::size_t count = 0;
+  void push_back(V v) { items[count++] = std::move(v); }
+  [[nodiscard]] bool contains(const V& v) const {  // a plain loop: std::find stays a call here
+    for (std::size_t k = 0; k < size(); ++k)
+      if (items[k] == v) return true;
+    return false;
+  }
+  [[nodiscard]] const V* begin() const { return items.data(); }
+  [[nodiscard]] const V* end() const { return items.data() + size(); }
+  [[nodiscard]] std::span<const V> span() const { return {items.data(), size()}; }
+  // Never above Capacity, and the compiler is told so: loops over a list of one or two
+  // tensors then unroll into straight code.
+  [[nodiscard]] std::size_t size() const {
+#if defined(_MSC_VER)
+    __assume(count <= Capacity);
+#else
+    if (count > Capacity) __builtin_unreachable();
+#endif
+    return count;
+  }
+  [[nodiscard]] bool empty() const { return count == 0; }
+};
+
+}  // namespace fusegrad::detail

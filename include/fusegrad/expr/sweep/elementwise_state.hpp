@@ -1,0 +1,136 @@
+// expr/sweep/elementwise_state.hpp -- unary and binary element-wise nodes, fused into their segment's loop.
+#pragma once
+
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <fusegrad/expr/binary_expr.hpp>
+#include <fusegrad/expr/storage.hpp>
+#include <fusegrad/expr/sweep/protocol.hpp>
+#include <fusegrad/expr/unary_expr.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+
+template <class Op, class X, class Segment>
+struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
+  using node = unary_expr<Op, X>;
+  using value_type = typename node::value_type;
+  using operand_state = sweep_state<node_t<X>, Segment>;
+  operand_state x;
+  struct registers {
+    typename operand_state::registers x;
+  };
+
+  template <class Sinks>
+  sweep_state(const node& e, const Extents& segment, Sinks& sinks) : x(e.x, segment, sinks) {}
+
+  void forward() { x.forward(); }
+  void fold(const registers& r) { x.fold(r.x); }
+  void finish() { x.finish(); }
+
+  template <int N, bool Keep, bool Known = false>
+  struct frame {
+    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
+    typename operand_state::template frame<N, needs_input(Op::needs)> x;
+    [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>>
+        y;
+
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : x(s.x, offset, n) {
+      if constexpr (store) y = Op::value(x.value());
+    }
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known) requires Known
+        : x(s.x, offset, n),
+          y(known + offset, n) {}
+
+    [[nodiscard]] decltype(auto) value() const {
+      if constexpr (Known || store)
+        return (y);
+      else
+        return Op::value(x.value());
+    }
+
+    template <class D>
+    void backward(const D& dy, registers& r) {
+      if constexpr (node_t<X>::takes_grad) x.backward(Op::vjp(dy, x.value(), value()), r.x);
+    }
+  };
+};
+
+template <class Op, class L, class R, class Segment>
+struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
+  using node = binary_expr<Op, L, R>;
+  using value_type = typename node::value_type;
+  using lhs_state = sweep_state<node_t<L>, Segment>;
+  using rhs_state = sweep_state<node_t<R>, Segment>;
+  lhs_state lhs;
+  rhs_state rhs;
+  struct registers {
+    typename lhs_state::registers lhs;
+    typename rhs_state::registers rhs;
+  };
+
+  template <class Sinks>
+  sweep_state(const node& e, const Extents& segment, Sinks& sinks)
+      : lhs(e.lhs, segment, sinks), rhs(e.rhs, segment, sinks) {}
+
+  void forward() {
+    lhs.forward();
+    rhs.forward();
+  }
+  void fold(const registers& r) {
+    lhs.fold(r.lhs);
+    rhs.fold(r.rhs);
+  }
+  void finish() {
+    lhs.finish();
+    rhs.finish();
+  }
+
+  template <int N, bool Keep, bool Known = false>
+  struct frame {
+    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
+    static constexpr bool grad_lhs = node_t<L>::takes_grad, grad_rhs = node_t<R>::takes_grad;
+    typename lhs_state::template frame<N, needs_input(Op::needs)> lhs;
+    typename rhs_state::template frame<N, needs_input(Op::needs)> rhs;
+    [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
+                                             std::conditional_t<store, block_t<value_type, N>, nothing>>
+        y;
+
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : lhs(s.lhs, offset, n), rhs(s.rhs, offset, n) {
+      if constexpr (store) y = Op::value(lhs.value(), rhs.value());
+    }
+    frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known) requires Known
+        : lhs(s.lhs, offset, n),
+          rhs(s.rhs, offset, n),
+          y(known + offset, n) {}
+
+    [[nodiscard]] decltype(auto) value() const {
+      if constexpr (Known || store)
+        return (y);
+      else
+        return Op::value(lhs.value(), rhs.value());
+    }
+
+    template <class D>
+    void backward(const D& dy, registers& r) {
+      if constexpr (grad_lhs && grad_rhs && !is_evaluated_v<D>) {
+        const block_t<value_type, N> shared = dy;  // both sides read it: evaluate once
+        propagate(shared, r);
+      } else {
+        propagate(dy, r);
+      }
+    }
+
+   private:
+    template <class D>
+    void propagate(const D& dy, registers& r) {
+      if constexpr (grad_lhs) lhs.backward(Op::vjp_lhs(dy, lhs.value(), rhs.value(), value()), r.lhs);
+      if constexpr (grad_rhs) rhs.backward(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value()), r.rhs);
+    }
+  };
+};
+
+}  // namespace fusegrad::detail

@@ -1,0 +1,172 @@
+// expr/sweep/materialized_state.hpp -- a materialised node: a whole array, from operands that are segments of their
+// own.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <fusegrad/expr/materialized_expr.hpp>
+#include <fusegrad/expr/segment_access.hpp>
+#include <fusegrad/expr/storage.hpp>
+#include <fusegrad/expr/sweep/leaf_state.hpp>
+#include <fusegrad/expr/sweep/protocol.hpp>
+#include <fusegrad/expr/sweep/segment_loop.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+
+// One operand of a materialised node, as the root of its own segment.
+template <class Op, class X>
+struct materialized_operand {
+  using value_type = typename X::value_type;
+  using static_shape = typename X::static_shape;
+  static constexpr bool is_leaf = X::kind == node_kind::leaf;
+  static constexpr bool takes_grad = X::takes_grad;
+  static constexpr bool fused = LinearFullReduction<Op>;  // reduced inside the loop
+  using upstream_shape = std::conditional_t<fused, Shape<>, static_shape>;
+
+  const X& node;
+  Extents extents;
+  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, scratch_t<value_type, static_shape>> values;
+  scratch_t<value_type, upstream_shape> upstream;
+  sweep_state<X, static_shape> state;
+  segment_access<value_type, upstream_shape, static_shape> upstream_access;
+
+  template <class Sinks>
+  materialized_operand(const X& x, Sinks& sinks)
+      : node(x),
+        extents(x.extents()),
+        values(make_values(extents)),
+        upstream(make_scratch<value_type, upstream_shape>(fused ? 1 : extents.size())),
+        state(x, extents, sinks),
+        upstream_access(upstream.data(), fused ? Extents{} : extents, extents, nullptr) {}
+
+  static auto make_values(const Extents& e) {
+    if constexpr (is_leaf || fused)
+      return nothing{};
+    else
+      return make_scratch<value_type, static_shape>(e.size());
+  }
+
+  [[nodiscard]] const value_type* data() const {
+    if constexpr (is_leaf)
+      return node.data();
+    else if constexpr (fused)
+      return nullptr;
+    else
+      return values.data();
+  }
+};
+
+// Holds operand I of a materialised node; a base class so the pack is built in place.
+template <std::size_t I, class Operand>
+struct operand_slot {
+  Operand operand;
+};
+
+template <class E, class Indices = std::make_index_sequence<E::op::arity>>
+struct operand_pack;
+
+template <class E, std::size_t... I>
+struct operand_pack<E, std::index_sequence<I...>>
+    : operand_slot<I, materialized_operand<typename E::op, boost::mp11::mp_at_c<typename E::operand_types, I>>>... {
+  template <std::size_t J>
+  using operand_t = materialized_operand<typename E::op, boost::mp11::mp_at_c<typename E::operand_types, J>>;
+
+  template <class Sinks>
+  operand_pack(const E& e, Sinks& sinks) : operand_slot<I, operand_t<I>>{operand_t<I>(std::get<I>(e.args), sinks)}... {}
+
+  template <std::size_t J>
+  auto& get() {
+    return static_cast<operand_slot<J, operand_t<J>>&>(*this).operand;
+  }
+  template <class F>
+  void for_each(F&& f) {
+    (f(std::integral_constant<std::size_t, I>{}, get<I>()), ...);
+  }
+  template <class T>
+  [[nodiscard]] operands<T, sizeof...(I)> view() {
+    return {{get<I>().data()...}, {get<I>().extents...}};
+  }
+};
+
+template <class E, class Segment>
+struct sweep_state<E, Segment, sweep_role::materialized> {
+  using Op = typename E::op;
+  using value_type = typename E::value_type;
+  using static_shape = typename E::static_shape;
+  static constexpr bool fused = LinearFullReduction<Op>;
+
+  Extents extents;
+  scratch_t<value_type, static_shape> value;
+  scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
+  using access_type = segment_access<value_type, static_shape, Segment>;
+  using registers = typename access_type::lanes_type;
+  access_type access;
+
+  template <class Sinks>
+  sweep_state(const E& e, const Extents& segment, Sinks& sinks)
+      : extents(e.extents()),
+        value(make_scratch<value_type, static_shape>(extents.size())),
+        grad(make_scratch<value_type, static_shape>(extents.size(), value_type(0))),
+        access(value.data(), extents, segment, E::takes_grad ? grad.data() : nullptr),
+        operands_(e, sinks) {}
+
+  // Post-order: operands' own materialised nodes, then operand values, then this value.
+  void forward() {
+    operands_.for_each([&](auto, auto& o) {
+      using operand = std::remove_reference_t<decltype(o)>;
+      o.state.forward();
+      if constexpr (fused) {
+        value_type total(0);
+        run_segment<typename operand::static_shape>(o.state, o.extents, sum_values<value_type>{&total});
+        std::fill_n(value.data(), extents.size(), total * Op::template scale<value_type>(o.extents.size()));
+      } else if constexpr (!operand::is_leaf) {
+        run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
+      }
+    });
+    if constexpr (!fused) Op::value(value.data(), operands_.template view<value_type>());
+    access.load();
+  }
+
+  void fold(const registers& r) { access.fold(r); }
+
+  // After the parent segment's loop: collect this node's gradient, then sweep its operands.
+  void finish() {
+    access.finish();
+    if constexpr (E::takes_grad) {
+      operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
+        using operand = std::remove_reference_t<decltype(o)>;
+        if constexpr (operand::takes_grad) {
+          if constexpr (fused) {
+            o.upstream[0] = grad[0] * Op::template scale<value_type>(o.extents.size());
+          } else {
+            Op::template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
+          }
+          o.upstream_access.load();
+          if constexpr (!operand::is_leaf && !fused) {
+            // A materialised operand's values are in memory: its root reads them, not recomputes.
+            run_segment<typename operand::static_shape, true>(o.state, o.extents, discard_values{}, &o.upstream_access,
+                                                              o.values.data());
+          } else {
+            run_segment<typename operand::static_shape>(o.state, o.extents, discard_values{}, &o.upstream_access);
+          }
+          o.state.finish();
+        }
+      });
+    }
+  }
+
+  template <int N, bool Keep, bool Known = false>
+  using frame = memory_frame_t<decltype(access), value_type, N>;
+
+ private:
+  operand_pack<E> operands_;
+};
+
+}  // namespace fusegrad::detail

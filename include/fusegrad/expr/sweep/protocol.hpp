@@ -1,0 +1,89 @@
+// expr/sweep/protocol.hpp -- what every node's sweep state and block frame provide, and the roles nodes play.
+//
+// Each node kind specialises sweep_state in a header of its own; expr/sweep.hpp includes
+// them all, and is what code that runs a sweep includes.
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/segment_access.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+
+struct nothing {};
+
+template <class T, int N>
+using const_block_map = Eigen::Map<const Eigen::Array<T, N, 1>>;
+template <class T, int N>
+using block_map = Eigen::Map<Eigen::Array<T, N, 1>>;
+
+// is_evaluated_v<D>: D already sits in memory (an array or a map), so reading it twice is free.
+template <class D>
+inline constexpr bool is_evaluated_v =
+    std::is_base_of_v<Eigen::PlainObjectBase<std::remove_cv_t<D>>, std::remove_cv_t<D>> ||
+    std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>>;
+
+// How a node takes part in the sweep of the segment it sits in.
+enum class sweep_role {
+  leaf,          // memory read block by block
+  fused,         // an element-wise node evaluated inside the segment's loop
+  hoisted,       // an element-wise sub-tree of static size 1 in a larger segment (log(sigma)):
+                 // loop-invariant, so it runs once as a segment of its own and is read repeated
+  materialized,  // a whole array computed from operands that are segments of their own
+};
+
+template <class E, class Segment>
+constexpr sweep_role role_of() {
+  if constexpr (E::kind == node_kind::leaf)
+    return sweep_role::leaf;
+  else if constexpr (E::kind == node_kind::materialized)
+    return sweep_role::materialized;
+  else if constexpr (static_size_v<typename E::static_shape> == 1 && static_size_v<Segment> != 1)
+    return sweep_role::hoisted;
+  else
+    return sweep_role::fused;
+}
+
+// sweep_state<E, Segment>: what one sweep keeps for node E inside a segment shaped Segment.
+template <class E, class Segment, sweep_role = role_of<E, Segment>()>
+struct sweep_state;
+
+// The protocol. A sweep builds one SweepState per node of a segment (its operands' states
+// are members of it), then runs the segment's loop over blocks of the output, and in each
+// block builds the root's SweepFrame, which builds its operands' frames.
+//
+// A node's state for one sweep: made from the node, the segment's extents and the sinks
+// (where leaf gradients go). forward() computes what must exist before the loop (the values
+// of materialised and hoisted nodes); the loop's register accumulators (`registers`: the
+// lanes of leaves that repeat over the segment, one member per operand) live on the loop's
+// stack and come back through fold(r) after it; finish() then sends the gradients collected
+// in memory on (to a leaf's sink, into a materialised node's operands).
+// `frame<N, Keep, Known>` is the frame type for blocks of N elements (Eigen::Dynamic for the
+// last, partial one): Keep asks it to store its value (a parent reads it twice), Known to
+// read its value from memory given to it instead of computing it.
+template <class S>
+concept SweepState = requires(S& state, const typename S::registers& r) {
+  typename S::value_type;
+  typename S::registers;
+  typename S::template frame<1, false>;
+  state.forward();
+  state.fold(r);
+  state.finish();
+};
+
+// A node's frame for one block of N elements at `offset`: made from its state, offset and
+// length (and, when Known, the known values); value() is the block's values as an Eigen
+// array expression, backward(dy, registers) adds the block's gradient dy to the operands.
+template <class F, class State, int N>
+concept SweepFrame = std::constructible_from<F, State&, Eigen::Index, Eigen::Index> &&
+    requires(F& frame, const Eigen::Array<typename State::value_type, N, 1>& dy, typename State::registers& r) {
+  frame.value();
+  frame.backward(dy, r);
+};
+
+}  // namespace fusegrad::detail

@@ -1,0 +1,110 @@
+// expr/sweep/segment_loop.hpp -- run_segment: the strip-mined loop over one segment, and what consumes its values.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <fusegrad/expr/segment_access.hpp>
+#include <fusegrad/expr/sweep/protocol.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+
+// Runs the strip-mined loop of the segment rooted at `state`. Per block it builds the
+// root's frame, hands the block value to consume(value, offset), and, when an upstream
+// access is given, runs the block's reverse sweep. Static sizes get fixed-size blocks only.
+// With Known, `known` holds the root's values from an earlier pass and the root reads them
+// instead of recomputing (a materialised operand's backward sweep). A template parameter,
+// not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
+// Always inlined, like the drivers in grad.hpp: see the note there on where the sweep is compiled.
+template <class Segment, bool Known = false, SweepState State, class Consume, class Upstream = std::nullptr_t>
+[[gnu::always_inline]] inline void run_segment(State& state, const Extents& segment, Consume&& consume,
+                                               Upstream* upstream = nullptr,
+                                               const typename State::value_type* known = nullptr) {
+  using T = typename State::value_type;
+  constexpr Eigen::Index B = block_length;
+  constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
+  // The loop's accumulators: a local, handed to each block's backward and never stored in a
+  // frame, so that its address stays out of memory and the compiler keeps it in registers.
+  typename State::registers registers{};
+  auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {
+    auto sweep = [&](auto& frame) {
+      consume(frame.value(), offset);
+      if constexpr (!sweeps_back) {
+        // forward only
+      } else if constexpr (Upstream::uniform) {  // one upstream value for the whole segment
+        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()), registers);
+      } else {
+        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n), registers);
+      }
+    };
+    if constexpr (Known) {
+      typename State::template frame<N, false, true> frame(state, offset, n, known);
+      sweep(frame);
+    } else {
+      using frame_type = typename State::template frame<N, false>;
+      static_assert(SweepFrame<frame_type, State, N>, "a node's block frame does not follow the sweep's protocol");
+      frame_type frame(state, offset, n);
+      sweep(frame);
+    }
+  };
+  constexpr std::size_t size = static_size_v<Segment>;
+  if constexpr (size != dyn) {
+    constexpr Eigen::Index full = Eigen::Index(size) / B, tail = Eigen::Index(size) % B;
+    for (Eigen::Index i = 0; i < full; ++i) block(std::integral_constant<int, int(B)>{}, i * B, B);
+    if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
+  } else if (const auto total = static_cast<Eigen::Index>(segment.size()); total == 1) {
+    block(std::integral_constant<int, 1>{}, 0, 1);  // scalars at run time (tensors): a fixed-size block, no size checks
+  } else {
+    Eigen::Index i = 0;
+    for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
+    if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+  }
+  if constexpr (sweeps_back) state.fold(registers);
+  if constexpr (requires { consume.fold(); }) consume.fold();
+}
+
+// Consumers of a segment's block values.
+struct discard_values {
+  void operator()(const auto&, Eigen::Index) const noexcept {}
+};
+template <class T>
+struct store_values {  // writes the segment's values into contiguous memory
+  T* out;
+  template <class D>
+  void operator()(const D& v, Eigen::Index offset) const {
+    Eigen::Map<Eigen::Array<T, D::RowsAtCompileTime, 1>>(out + offset, v.size()) = v;
+  }
+};
+template <class T>
+struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
+  T* total;
+  Eigen::Array<T, int(block_length), 1> lanes = Eigen::Array<T, int(block_length), 1>::Zero();
+  template <class D>
+  void operator()(const D& v, Eigen::Index) {
+    if constexpr (D::RowsAtCompileTime == int(block_length))
+      lanes += v;
+    else
+      *total += v.sum();
+  }
+  void fold() { *total += lanes.sum(); }
+};
+
+// Adds a block's gradient to a single value's lanes (segment_access::lanes). The lanes are
+// only ever touched whole or at fixed positions: a run-time position anywhere (the last,
+// partial block) would keep them in memory in every block.
+template <int N, class Lanes, class D>
+void add_to_lanes(Lanes& lanes, const D& dy) {
+  using lanes_array = decltype(lanes.sum);
+  if constexpr (N == Eigen::Dynamic) {
+    lanes_array padded = lanes_array::Zero();
+    padded.head(dy.size()) = dy;
+    lanes.sum += padded;
+  } else {
+    lanes.sum.template head<N>() += dy;
+  }
+}
+
+}  // namespace fusegrad::detail

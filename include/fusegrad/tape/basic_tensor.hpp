@@ -1,0 +1,294 @@
+// tape/basic_tensor.hpp -- BasicTensor (Tensor, FloatTensor): a value on the dynamic tape, PyTorch style.
+//
+// The class; its member templates that record and run backward are defined in backward.hpp
+// and fused.hpp, which tape/tensor.hpp includes with it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/any_shape.hpp>
+#include <fusegrad/shape/eigen_extents.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor_impl.hpp>
+
+namespace fusegrad {
+
+/// Options of BasicTensor::backward: `loss.backward({.retain_graph = true})`.
+struct BackwardOptions {
+  bool retain_graph = false;  // keep what backward reads, so that it can run again
+};
+
+template <Scalar T>
+class BasicTensor;
+
+namespace detail {
+// is_tensor_v<E>: E is a tensor handle: BasicTensor or a class derived from it (ScalarTensor,
+// ConstTensor). One rule, so that a new subclass is a tensor without being registered.
+template <class E>
+inline constexpr bool is_tensor_v = false;
+template <class E>
+  requires Scalar<typename E::value_type>
+inline constexpr bool is_tensor_v<E> = std::is_base_of_v<BasicTensor<typename E::value_type>, E>;
+}  // namespace detail
+
+/// A tensor of the dynamic layer: a handle (copies share values, gradient and graph node)
+/// to row-major values with a run-time shape of rank 0 to Extents::max_rank. Operations
+/// on tensors build static expressions; assigning one to a Tensor records it on the tape
+/// as ONE node whose backward is the fused static gradient (fusegrad::fused), or one node
+/// per operation with fusegrad::taped. Only tensors that require grad, and what depends on
+/// them, are recorded. Example: examples/demo.cpp.
+template <Scalar T>
+class BasicTensor {
+ public:
+  // As a leaf of static expressions:
+  using value_type = T;
+  using static_shape = AnyShape;
+  static constexpr node_kind kind = node_kind::leaf;
+  static constexpr bool takes_grad = true;  // decided per tensor at run time
+  static constexpr bool is_handle = true;   // expressions hold it by value
+
+  /// An undefined tensor (what grad() returns before any backward).
+  BasicTensor() = default;
+
+  /// Records an expression over tensors as one fused node (see fusegrad::fused).
+  template <class E>
+    requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
+  BasicTensor(E&& expr);  // NOLINT: implicit, so `Tensor loss = fg::mean(...)` reads naturally
+
+  // Factories.
+  static BasicTensor zeros(const Extents& e) { return full(e, T(0)); }
+  static BasicTensor ones(const Extents& e) { return full(e, T(1)); }
+  static BasicTensor full(const Extents& e, T value) {
+    BasicTensor t = empty(e);
+    t.impl_->storage->values().setConstant(value);
+    return t;
+  }
+  /// start, start + step, ... below stop.
+  static BasicTensor arange(double start, double stop, double step = 1.0) {
+    if (step == 0.0 || (stop - start) / step < 0)
+      throw value_error("fusegrad::Tensor::arange: the step must move from start towards stop");
+    const auto n = static_cast<std::size_t>(std::ceil((stop - start) / step));
+    BasicTensor t = empty({n});
+    for (std::size_t i = 0; i < n; ++i) t.impl_->storage->data[i] = T(start + double(i) * step);
+    return t;
+  }
+  static BasicTensor arange(double stop) { return arange(0.0, stop); }
+  /// `steps` values from start to end, both included, evenly spaced (PyTorch's linspace).
+  static BasicTensor linspace(double start, double end, std::size_t steps) {
+    BasicTensor t = empty({steps});
+    if (steps == 1) return full({1}, T(start));
+    const double step = (end - start) / double(steps - 1);
+    // The second half counts back from `end`, so that the last value is `end` exactly, as in PyTorch.
+    for (std::size_t i = 0; i < steps; ++i)
+      t.impl_->storage->data[i] = T(i < steps / 2 ? start + double(i) * step : end - double(steps - 1 - i) * step);
+    return t;
+  }
+  /// A new tensor of the same shape and scalar type, filled with zeros, ones, or `value`;
+  /// it takes no gradient and shares nothing with `other`.
+  static BasicTensor zeros_like(const BasicTensor& other) { return zeros(other.shape()); }
+  static BasicTensor ones_like(const BasicTensor& other) { return ones(other.shape()); }
+  static BasicTensor full_like(const BasicTensor& other, T value) { return full(other.shape(), value); }
+  /// A copy of an Eigen object: a vector type gives rank 1, any other matrix or array rank 2,
+  /// (rows, cols), stored row-major (eigen_extents: the rule Var and Const follow too).
+  template <class Derived>
+  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen) {
+    BasicTensor t = empty(eigen_extents(eigen));
+    detail::copy_row_major(t.impl_->storage->data, eigen);
+    return t;
+  }
+  /// A copy of an Eigen object's values, read in storage order, with the given extents.
+  template <class Derived>
+  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen, const Extents& e) {
+    check_count(static_cast<std::size_t>(eigen.size()), e, "fusegrad::Tensor::from");
+    BasicTensor t = empty(e);
+    t.impl_->storage->values() = eigen.derived().template cast<T>().reshaped().array();
+    return t;
+  }
+  /// A copy of values listed row-major.
+  static BasicTensor from(std::span<const T> values, const Extents& e) {
+    check_count(values.size(), e, "fusegrad::Tensor::from");
+    BasicTensor t = empty(e);
+    std::copy(values.begin(), values.end(), t.impl_->storage->data);
+    return t;
+  }
+  static BasicTensor from(const std::vector<T>& values, const Extents& e) {
+    return from(std::span<const T>(values), e);
+  }
+  static BasicTensor from(std::initializer_list<T> values, const Extents& e) {
+    return from(std::span<const T>(values.begin(), values.size()), e);
+  }
+  /// A scalar tensor.
+  static BasicTensor scalar(T value) { return full(Extents{}, value); }
+  /// A non-owning view of `e.size()` values at `data`, row-major; the caller keeps them
+  /// alive and must not change them while a recorded node still reads them.
+  static BasicTensor view(T* data, const Extents& e) {
+    return BasicTensor(detail::ref<impl_type>::make(e, detail::ref<storage_type>::make(data, e.size())));
+  }
+  /// Uniform values in [0, 1), from an explicit seed (std::mt19937_64).
+  static BasicTensor rand(const Extents& e, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(0.0, 1.0);
+    return generate(e, [&] { return T(dist(gen)); });
+  }
+  /// Standard normal values, from an explicit seed (std::mt19937_64).
+  static BasicTensor randn(const Extents& e, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::normal_distribution<double> dist(0.0, 1.0);
+    return generate(e, [&] { return T(dist(gen)); });
+  }
+
+  // Accessors.
+  [[nodiscard]] bool defined() const noexcept { return bool(impl_); }
+  [[nodiscard]] const Extents& shape() const { return checked().extents; }
+  [[nodiscard]] const Extents& extents() const { return checked().extents; }
+  [[nodiscard]] std::size_t dim() const { return checked().extents.rank(); }
+  [[nodiscard]] std::size_t numel() const { return checked().extents.size(); }
+  /// The value of a one-element tensor.
+  [[nodiscard]] T item() const {
+    if (numel() != 1)
+      throw value_error("fusegrad::Tensor::item(): the tensor has shape " + shape().to_string() + " and " +
+                        std::to_string(numel()) + " elements; item() needs exactly one (reduce it first)");
+    return data()[0];
+  }
+  /// The values, flat and row-major, read-only.
+  [[nodiscard]] const T* data() const { return checked().data(); }
+  [[nodiscard]] Eigen::Map<const detail::array_t<T>> eigen() const {
+    return {data(), static_cast<Eigen::Index>(numel())};
+  }
+  /// A rank-2 tensor as a row-major Eigen matrix, read-only.
+  [[nodiscard]] auto matrix() const {
+    if (dim() != 2) throw shape_error("fusegrad::Tensor::matrix(): needs rank 2, the shape is " + shape().to_string());
+    using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    return Eigen::Map<const M>(data(), static_cast<Eigen::Index>(shape()[0]), static_cast<Eigen::Index>(shape()[1]));
+  }
+  /// Writable values. Counts as an in-place write: nodes that saved this tensor will refuse
+  /// to run backward with the changed values.
+  [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen() {
+    check_in_place("mutable_eigen()");
+    checked().data();
+    // Deferred values that read these values are computed now, while they are the recorded ones.
+    impl_->storage->settle_deferred_readers();
+    ++impl_->storage->version;
+    return impl_->storage->values();
+  }
+  /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
+  BasicTensor& sub_(const BasicTensor& other, T alpha = T(1)) {
+    require_same_extents(other, "sub_");
+    mutable_eigen() -= alpha * other.eigen();
+    return *this;
+  }
+  BasicTensor& add_(const BasicTensor& other, T alpha = T(1)) {
+    require_same_extents(other, "add_");
+    mutable_eigen() += alpha * other.eigen();
+    return *this;
+  }
+  BasicTensor& mul_(T factor) {
+    mutable_eigen() *= factor;
+    return *this;
+  }
+  BasicTensor& fill_(T value) {
+    mutable_eigen().setConstant(value);
+    return *this;
+  }
+
+  // Autograd.
+  [[nodiscard]] bool requires_grad() const { return checked().requires_grad; }
+  /// Marks a leaf as a parameter whose gradient backward accumulates.
+  BasicTensor& requires_grad_(bool on = true) {
+    if (!is_leaf())
+      throw graph_error(
+          "fusegrad::Tensor::requires_grad_(): only leaves can change requires_grad; call detach() "
+          "to get a leaf from a computed tensor");
+    impl_->requires_grad = on;
+    return *this;
+  }
+  /// The gradient accumulated by backward (an undefined tensor before the first one).
+  [[nodiscard]] BasicTensor grad() const {
+    if (!checked().grad) return {};
+    return BasicTensor(detail::ref<impl_type>::make(impl_->extents, impl_->grad));
+  }
+  /// Forgets the accumulated gradient.
+  void zero_grad() { checked().grad = {}; }
+  [[nodiscard]] bool is_leaf() const { return !checked().grad_fn; }
+  /// The same values (shared, not copied) as a leaf that does not require grad.
+  [[nodiscard]] BasicTensor detach() const {
+    checked().data();
+    return BasicTensor(detail::ref<impl_type>::make(impl_->extents, impl_->storage));
+  }
+  /// Keeps the gradient of a non-leaf tensor too, in grad(), after backward.
+  BasicTensor& retain_grad() {
+    checked().retains_grad = true;
+    return *this;
+  }
+  /// "MulBackward", "FusedBackward" ...; empty for leaves.
+  [[nodiscard]] std::string grad_fn_name() const { return checked().grad_fn ? impl_->grad_fn->name() : std::string(); }
+
+  /// Backpropagates from this scalar tensor: accumulates d(this)/d(leaf) into every leaf
+  /// that requires grad. Frees what it traversed unless retain_graph is set.
+  void backward(BackwardOptions options = {}) const;
+  /// Backpropagates `gradient` (shaped like this tensor), as for a non-scalar output.
+  void backward(const BasicTensor& gradient, BackwardOptions options = {}) const;
+
+  // For the dynamic layer's own machinery.
+  using impl_type = detail::tensor_impl<T>;
+  using storage_type = detail::tensor_storage<T>;
+  explicit BasicTensor(detail::ref<impl_type> impl) noexcept : impl_(std::move(impl)) {}
+  [[nodiscard]] impl_type* impl() const noexcept { return impl_.get(); }
+  static BasicTensor empty(const Extents& e) {
+    return BasicTensor(detail::ref<impl_type>::make(e, detail::ref<storage_type>::make(e.size())));
+  }
+
+ private:
+  impl_type& checked() const {
+    if (!impl_) [[unlikely]]
+      throw_undefined();
+    return *impl_;
+  }
+  [[noreturn]] static void throw_undefined() {
+    throw value_error(
+        "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
+        "read before any backward)");
+  }
+  void check_in_place(const char* what) const {
+    if (checked().requires_grad && is_leaf() && is_grad_enabled())
+      throw graph_error(std::string("fusegrad::Tensor::") + what +
+                        ": a leaf that requires grad is being written in place while grad mode is on; "
+                        "update parameters inside a fusegrad::NoGradGuard");
+  }
+  void require_same_extents(const BasicTensor& other, const char* what) const {
+    if (!(other.shape() == shape()))
+      throw shape_error(std::string("fusegrad::Tensor::") + what + ": shapes " + shape().to_string() + " and " +
+                        other.shape().to_string() + " differ; in-place updates need equal shapes");
+  }
+  static void check_count(std::size_t n, const Extents& e, const char* what) {
+    if (n != e.size())
+      throw shape_error(std::string(what) + ": " + std::to_string(n) + " values given for shape " + e.to_string() +
+                        ", which holds " + std::to_string(e.size()));
+  }
+  template <class F>
+  static BasicTensor generate(const Extents& e, F&& next) {
+    BasicTensor t = empty(e);
+    for (std::size_t i = 0; i < e.size(); ++i) t.impl_->storage->data[i] = next();
+    return t;
+  }
+
+  detail::ref<impl_type> impl_;
+};
+
+/// The tensor of doubles, the default.
+using Tensor = BasicTensor<double>;
+/// The tensor of floats.
+using FloatTensor = BasicTensor<float>;
+
+}  // namespace fusegrad

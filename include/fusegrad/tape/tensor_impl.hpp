@@ -1,0 +1,109 @@
+// tape/tensor_impl.hpp -- what a Tensor handle points to: extents, values, gradient, producing node.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/graph_lock.hpp>
+#include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/ref_counted.hpp>
+#include <fusegrad/tape/tensor_storage.hpp>
+
+namespace fusegrad::detail {
+
+// What a Tensor handle points to.
+template <Scalar T>
+struct tensor_impl final : ref_counted {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  bool in_block = false;  // lives in grad_fn's block (recorded_block)
+  // A fused node will compute the values when they are first read. Set once at recording,
+  // cleared once, under graph_lock; threads that read the tensor test it without the lock.
+  std::atomic<bool> value_pending{false};
+  Extents extents;
+  ref<tensor_storage<T>> storage;
+  ref<node<T>> grad_fn;  // the node that produced this tensor; null for leaves
+  ref<tensor_storage<T>> grad;
+
+  tensor_impl(const Extents& e, ref<tensor_storage<T>> s) : extents(e), storage(std::move(s)) {}
+  ~tensor_impl() override {
+    if (grad_fn) leave(*grad_fn);
+  }
+
+  // The values, computed first if a fused node deferred them. Read for every operand of
+  // every recorded op: kept inline (GCC otherwise calls it once the test is atomic).
+  [[gnu::always_inline]] const T* data() {
+    if (value_pending.load(std::memory_order_acquire)) [[unlikely]]
+      compute_pending_value();
+    return storage->data;
+  }
+  void compute_pending_value();
+  // Where gradients for this tensor are added; allocated (zeroed) by the first backward.
+  T* grad_destination() {
+    if (!grad) {
+      grad = ref<tensor_storage<T>>::make(extents.size());
+      grad->values().setZero();
+    }
+    return grad->data;
+  }
+  void accumulate_grad(const T* g) {
+    grad_destination();
+    grad->values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
+  }
+
+ private:
+  // Tells the node that produced this tensor that its output is gone.
+  void leave(node<T>& producer) noexcept;
+  [[gnu::cold, gnu::noinline]] void leave_after_backward(node<T>& producer) noexcept;
+  void destroy() noexcept override {
+    if (!in_block) {
+      delete this;
+      return;
+    }
+    ref<node<T>> owner = std::move(grad_fn);  // holds the block: released once this is destroyed
+    leave(*owner);
+    std::destroy_at(this);
+  }
+};
+
+template <Scalar T>
+void tensor_impl<T>::leave(node<T>& producer) noexcept {
+  if (producer.output.load(std::memory_order_relaxed) != this) return;
+  // A backward running on another thread through `producer` writes into its output only
+  // when the output retains its gradient or waits for its value; only then does the output
+  // wait for that backward to finish before it goes. Otherwise that backward may still read
+  // the two flags, both false, of this tensor as it is destroyed: memory that the node
+  // keeps (the recorded_block), of an object whose destruction writes neither.
+  if (retains_grad || value_pending.load(std::memory_order_relaxed)) [[unlikely]] {
+    leave_after_backward(producer);
+    return;
+  }
+  producer.output.store(nullptr, std::memory_order_relaxed);
+}
+
+template <Scalar T>
+void tensor_impl<T>::leave_after_backward(node<T>& producer) noexcept {
+  const graph_lock lock;
+  producer.output.store(nullptr, std::memory_order_relaxed);
+  if (value_pending.load(std::memory_order_relaxed)) producer.value_settled();  // nobody can read it any more
+}
+
+template <Scalar T>
+void tensor_impl<T>::compute_pending_value() {
+  const graph_lock lock;
+  if (!value_pending.load(std::memory_order_relaxed)) return;  // another thread computed it meanwhile
+  if (!grad_fn || grad_fn->released)
+    throw graph_error(
+        "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
+        "read the value before backward, or pass retain_graph=true");
+  grad_fn->compute_value(storage->data);
+  value_pending.store(false, std::memory_order_release);
+  grad_fn->value_settled();
+}
+
+}  // namespace fusegrad::detail

@@ -1,0 +1,51 @@
+// support/gradcheck_layers.hpp -- fg::gradcheck of one function in every layer: static (Vars), a fused tape node,
+// and one tape node per op (fg::taped).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/check/gtest.hpp>
+#include <fusegrad/fusegrad.hpp>
+
+namespace fusegrad::test {
+
+/// A tensor holding a var's values and extents.
+template <class V>
+BasicTensor<typename V::value_type> tensor_of(const V& var) {
+  using T = typename V::value_type;
+  return BasicTensor<T>::from(std::span<const T>(var.data(), var.extents().size()), var.extents());
+}
+
+/// Checks the gradient of sum(f(inputs...)) with fg::gradcheck, with the inputs as the Vars
+/// given, then as Tensors recorded in one fused node, then one node per op. `f` is generic
+/// (`[](const auto& x) { ... }`), so the references run in double and through the complex step.
+template <class F, class... Vars>
+void expect_gradcheck_in_every_layer(F f, const Vars&... vars) {
+  const auto total = [f](const auto&... x) { return sum(f(x...)); };
+  EXPECT_TRUE(testing::gradcheck(total, vars...)) << "static layer";
+  EXPECT_TRUE(testing::gradcheck(total, tensor_of(vars)...)) << "tape, one fused node";
+  // A recorded tensor tells gradcheck whether its graph is analytic only at run time, after fn
+  // has been compiled for complex tensors too; an op that is real only (softplus) would not
+  // compile there, so fn is offered real tensors only when the expression is not analytic.
+  using expr_type =
+      std::remove_cvref_t<decltype(total(std::declval<const Var<double, typename Vars::static_shape>&>()...))>;
+  if constexpr (is_analytic_v<expr_type>) {
+    EXPECT_TRUE(testing::gradcheck([total](const auto&... x) { return taped(total(x...)); }, tensor_of(vars)...))
+        << "tape, one node per op (fg::taped)";
+  } else {
+    EXPECT_TRUE(testing::gradcheck(
+        [total](const auto&... x) requires(std::floating_point<typename std::remove_cvref_t<decltype(x)>::value_type> &&
+                                           ...) { return taped(total(x...)); },
+        tensor_of(vars)...))
+        << "tape, one node per op (fg::taped)";
+  }
+}
+
+}  // namespace fusegrad::test
