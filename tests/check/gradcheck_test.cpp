@@ -159,6 +159,26 @@ TEST(Gradcheck, TensorsAndTheirGradientsAreLeftAsTheyWere) {
   EXPECT_FALSE(data.grad().defined());
 }
 
+// sqrt'(0) is infinite; the complex step gives a large finite number (1 / sqrt(2h)). A gradient
+// that is not finite matches only the same non-finite reference, so this fails, at x = 0.
+TEST(Gradcheck, AnInfiniteGradientFailsAgainstAFiniteReference) {
+  const fg::Var<double, fg::Shape<3>> x{1.0, 0.0, 4.0};
+  const fg::GradcheckReport report = fg::gradcheck([](const auto& v) { return fg::sum(fg::sqrt(v)); }, x);
+  EXPECT_FALSE(report);
+  EXPECT_TRUE(std::isinf(report.max_abs_error));
+  EXPECT_EQ(report.worst_index, (std::vector<std::size_t>{1}));
+  EXPECT_TRUE(std::isinf(report.worst_analytic));
+}
+
+// The tensors are recorded for the analytic gradient even inside a caller's NoGradGuard.
+TEST(Gradcheck, RecordsInsideACallersNoGradGuard) {
+  const fg::Tensor t = fg::Tensor::from({0.5, 1.5}, {2});
+  const fg::NoGradGuard no_grad;
+  const fg::GradcheckReport report = fg::gradcheck([](const auto& a) { return fg::sum(fg::exp(a) * a); }, t);
+  EXPECT_TRUE(report) << report;
+  EXPECT_FALSE(fg::is_grad_enabled());
+}
+
 TEST(Gradcheck, AFunctionThatIsNotScalarThrows) {
   const fg::Tensor t = fg::Tensor::from({0.5, 1.5}, {2});
   fg::test::expect_error<fg::value_error>(

@@ -113,14 +113,19 @@ inline GradcheckReport judge(const std::vector<checked_input>& inputs, bool use_
     const std::vector<double>& reference = use_complex_step ? in.complex_step : in.central;
     for (std::size_t j = 0; j < in.analytic.size(); ++j) {
       const double a = in.analytic[j], ref = reference[j];
-      const double err = std::isnan(a) != std::isnan(ref) ? INFINITY : std::isnan(a) ? 0.0 : std::abs(a - ref);
-      const double tolerance = atol + rtol * std::abs(ref);
+      // Where either is not finite, they agree only when they are the same (NaN and NaN
+      // included); otherwise the error is infinite and the element fails.
+      const bool finite = std::isfinite(a) && std::isfinite(ref);
+      const bool same = a == ref || (std::isnan(a) && std::isnan(ref));
+      const double err = finite ? std::abs(a - ref) : same ? 0.0 : INFINITY;
+      const double tolerance = atol + rtol * (std::isfinite(ref) ? std::abs(ref) : 0.0);
       ++r.elements;
       r.max_abs_error = std::max(r.max_abs_error, err);
-      if (ref != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::abs(ref));
-      if (!(err <= tolerance)) r.passed = false;
-      if (const double ratio = err / tolerance; ratio > worst_ratio || std::isnan(ratio)) {
-        worst_ratio = std::isnan(ratio) ? INFINITY : ratio;
+      if (finite && ref != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::abs(ref));
+      if (err > tolerance) r.passed = false;
+      const double ratio = err == 0 ? 0.0 : tolerance > 0 ? err / tolerance : INFINITY;
+      if (ratio > worst_ratio) {
+        worst_ratio = ratio;
         r.worst_input = k;
         r.worst_index = unravel(j, in.extents);
         r.worst_analytic = a;
@@ -248,7 +253,7 @@ template <class F, class... Vars>
 GradcheckReport gradcheck_vars(const GradcheckOptions& options, F&& fn, const Vars&... vars) {
   static_assert((is_owning_var_v<Vars> && ...),
                 "fusegrad::gradcheck(fn, inputs...): the inputs are all Vars (the static layer) or all Tensors; "
-                "pass data as Consts captured by fn");
+                "data that fn reads can be captured as plain numbers, or passed as one more input");
   using T = typename std::tuple_element_t<0, std::tuple<Vars...>>::value_type;
   static_assert((std::is_same_v<typename Vars::value_type, T> && ...),
                 "fusegrad::gradcheck(fn, vars...): every var has the same scalar type");
@@ -326,6 +331,7 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
   bool analytic_graph = true;
   std::string non_analytic;
   {
+    const EnableGradGuard recording;  // also inside a caller's NoGradGuard
     auto copies = std::make_tuple(tensor_copy<T>(first), tensor_copy<T>(more)...);
     std::apply([](auto&... c) { (c.requires_grad_(), ...); }, copies);
     BasicTensor<T> out = std::apply(fn, copies);
@@ -374,6 +380,8 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
     use_complex_step = false;
   }
   if constexpr (statically_not_analytic) {
+    if (note.empty())
+      note = "the function is not analytic (it uses " + std::string(first_non_analytic_op<result_type>()) + ")";
     use_complex_step = false;
   } else if constexpr (!std::invocable<F&, const complex_tensor&,
                                        const decltype((void)std::declval<More>(),
@@ -400,6 +408,16 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
 
 }  // namespace detail
 
+/// gradcheck with the options first.
+template <class F, class First, class... More>
+[[nodiscard]] GradcheckReport gradcheck_with(const GradcheckOptions& options, F&& fn, const First& first,
+                                             const More&... more) {
+  if constexpr (detail::is_tensor_v<First>)
+    return detail::gradcheck_tensors(options, fn, first, more...);
+  else
+    return detail::gradcheck_vars(options, fn, first, more...);
+}
+
 /// Checks the gradient of `fn`, a function of its inputs to one value, against numbers that
 /// do not come from fusegrad's VJPs: the complex step (f'(x) = Im f(x + ih) / h with h =
 /// 1e-20, exact to rounding) where the function is analytic, central differences otherwise.
@@ -410,10 +428,12 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
 /// Options, when given, come last: `fg::gradcheck(fn, x, y, fg::GradcheckOptions{.rtol = 1e-4})`. Write fn for
 /// any scalar type (`[](const auto& x) { return fg::sum(fg::sin(x) * x); }`): the references
 /// run it in double and in std::complex<double>; a fn that takes only real inputs, or uses an
-/// op that is not analytic (abs, relu, maximum, minimum, max, softplus), is checked against
-/// central differences, and the report says why. A generic fn of Tensors is compiled for
-/// complex tensors too, since whether its graph is analytic is known only when it runs: one
-/// that uses a real-only op (softplus) declares its parameters `const fg::Tensor&`.
+/// op that is not analytic (abs, relu, maximum, minimum, max, softplus, log_sigmoid), is
+/// checked against central differences, and the report says why. A generic fn of Tensors that
+/// records a tensor (fg::taped, `fg::Tensor t = ...`) is compiled for complex tensors too,
+/// since whether its graph is analytic is known only when it runs; if it uses one of those ops
+/// it declares its parameters `const fg::Tensor&` (an expression it returns unrecorded is
+/// judged at compile time, and needs no such care).
 /// Example: examples/gradcheck.cpp.
 template <class F, class... Args>
 [[nodiscard]] GradcheckReport gradcheck(F&& fn, const Args&... args) {
@@ -424,16 +444,6 @@ template <class F, class... Args>
   } else {
     return gradcheck_with(GradcheckOptions{}, fn, args...);
   }
-}
-
-/// gradcheck with the options first.
-template <class F, class First, class... More>
-[[nodiscard]] GradcheckReport gradcheck_with(const GradcheckOptions& options, F&& fn, const First& first,
-                                             const More&... more) {
-  if constexpr (detail::is_tensor_v<First>)
-    return detail::gradcheck_tensors(options, fn, first, more...);
-  else
-    return detail::gradcheck_vars(options, fn, first, more...);
 }
 
 }  // namespace fusegrad

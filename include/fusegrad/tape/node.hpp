@@ -1,6 +1,8 @@
 // tape/node.hpp -- a recorded operation (node) and the edges to the nodes and leaves it reads.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>

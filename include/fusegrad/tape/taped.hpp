@@ -5,6 +5,7 @@
 #include <span>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <boost/hana/unpack.hpp>
 
@@ -45,8 +46,12 @@ template <Differentiable E>
   } else if constexpr (node_type::kind == node_kind::leaf) {
     return BasicTensor<T>::from(std::span<const T>(expr.data(), expr.extents().size()), expr.extents());
   } else {
-    return boost::hana::unpack(children(expr),
-                               [](const auto&... x) { return fused(with_children<node_type>(taped_operand(x)...)); });
+    // Operands are recorded left to right: a braced list orders their evaluation, where the
+    // arguments of a call are evaluated in an unspecified order.
+    return boost::hana::unpack(children(expr), [](const auto&... x) {
+      return std::apply([](auto&&... operand) { return fused(with_children<node_type>(std::move(operand)...)); },
+                        std::tuple<decltype(taped_operand(x))...>{taped_operand(x)...});
+    });
   }
 }
 

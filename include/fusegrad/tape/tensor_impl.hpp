@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
+#include <utility>
 
 #include <Eigen/Core>
 
