@@ -1,19 +1,23 @@
-// tape/bridge_random_test.cpp -- random element-wise chains: fused == taped == central differences (RapidCheck).
+// tape/bridge_random_test.cpp -- random chains: fused == taped == central differences == complex step (RapidCheck).
 //
 // A chain of 1-6 operations is drawn as a sequence of blocks, each a short static expression
 // of the running tensor u and a fresh operand a (broadcasting against u). Recorded fused, each
 // block is ONE node, so the chain crosses node boundaries as well as fusing inside them; taped,
 // every operation is a node. The gradient of sum(r * chain) for a random upstream r is compared
-// between the two recordings, against central differences (double), and float against double.
+// between the two recordings, against central differences (double), against the complex step
+// (exact to rounding) when every block is analytic, and float against double.
 // A failure prints the blocks, shapes and seed; RC_PARAMS="seed=<n>" replays it.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <iterator>
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -33,14 +37,30 @@ using fg::Extents;
 struct Block {
   const char* text;
   int ops;
+  bool analytic;  // complex-differentiable as written: the complex step checks the chain
 };
-// All are smooth on the whole real line, so central differences apply everywhere.
+// All are smooth where they are evaluated (arguments of log, sqrt and reciprocal stay at 1 or
+// more, pow's base too), so central differences apply everywhere.
 constexpr Block blocks[] = {
-    {"sin(u)", 1},         {"u * a", 1},
-    {"u - a", 1},          {"-u", 1},
-    {"tanh(u) + a", 2},    {"log1p(square(u))", 2},
-    {"sigmoid(u - a)", 2}, {"cos(u) * u", 2},
-    {"exp(-(u * u))", 3},  {"u / (1 + a * a)", 3},
+    {"sin(u)", 1, true},
+    {"u * a", 1, true},
+    {"u - a", 1, true},
+    {"-u", 1, true},
+    {"tanh(u) + a", 2, true},
+    {"log1p(square(u))", 2, true},
+    {"sigmoid(u - a)", 2, true},
+    {"cos(u) * u", 2, true},
+    {"exp(-(u * u))", 3, true},
+    {"u / (1 + a * a)", 3, true},
+    {"sqrt(1 + u * u)", 3, true},
+    {"log(2 + sin(u))", 3, true},
+    {"expm1(sin(u)) * a", 3, true},
+    {"reciprocal(2 + cos(u))", 3, true},
+    {"tan(0.5 * sin(u))", 3, true},
+    {"pow(1 + u * u, a)", 4, true},
+    {"u - mean(u)", 2, true},
+    {"u * sum(a)", 2, true},
+    {"softplus(u) - log_sigmoid(a)", 3, false},
 };
 constexpr int block_count = int(std::size(blocks));
 
@@ -66,8 +86,27 @@ fg::BasicTensor<T> apply_block(int block, const fg::BasicTensor<T>& u, const fg:
       return record(fg::cos(u) * u);
     case 8:
       return record(fg::exp(-(u * u)));
-    default:
+    case 9:
       return record(u / (1.0 + a * a));
+    case 10:
+      return record(fg::sqrt(1.0 + u * u));
+    case 11:
+      return record(fg::log(2.0 + fg::sin(u)));
+    case 12:
+      return record(fg::expm1(fg::sin(u)) * a);
+    case 13:
+      return record(fg::reciprocal(2.0 + fg::cos(u)));
+    case 14:
+      return record(fg::tan(0.5 * fg::sin(u)));
+    case 15:
+      return record(fg::pow(1.0 + u * u, a));
+    case 16:
+      return record(u - fg::mean(u));
+    case 17:
+      return record(u * fg::sum(a));
+    default:
+      if constexpr (std::is_floating_point_v<T>) return record(fg::softplus(u) - fg::log_sigmoid(a));
+      throw std::logic_error("a block that is not analytic has no complex form");
   }
 }
 
@@ -193,6 +232,31 @@ std::vector<Eigen::ArrayXd> central_differences(const ChainCase& c, const Eigen:
   return out;
 }
 
+// The complex step of sum(r * chain), leaf by leaf, element by element: Im f(x + ih) / h with
+// h = 1e-20, exact to rounding (no subtraction). Only for chains of analytic blocks.
+std::vector<Eigen::ArrayXd> complex_steps(const ChainCase& c, const Eigen::ArrayXd& upstream) {
+  using C = std::complex<double>;
+  constexpr double h = 1e-20;
+  fg::NoGradGuard guard;
+  std::vector<fg::BasicTensor<C>> leaves;
+  for (std::size_t k = 0; k < c.shapes.size(); ++k)
+    leaves.push_back(fg::BasicTensor<C>::from(Eigen::ArrayX<C>(c.values[k].cast<C>()), c.shapes[k]));
+  std::vector<Eigen::ArrayXd> out;
+  for (std::size_t k = 0; k < c.shapes.size(); ++k) {
+    Eigen::ArrayXd g = Eigen::ArrayXd::Zero(Eigen::Index(c.shapes[k].size()));
+    if (c.requires_grad[k]) {
+      for (Eigen::Index i = 0; i < g.size(); ++i) {
+        C* x = leaves[k].mutable_eigen().data() + i;
+        *x = C(x->real(), h);
+        g[i] = (upstream.cast<C>() * run_chain(c, leaves, false).eigen()).sum().imag() / h;
+        *x = C(x->real(), 0);
+      }
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
 // The first element where |actual - expected| > tolerance * max(1, max |expected|), described.
 std::optional<std::string> mismatch(const Eigen::ArrayXd& actual, const Eigen::ArrayXd& expected, double tolerance,
                                     const std::string& what) {
@@ -236,6 +300,11 @@ RC_GTEST_PROP(BridgeRandom, FusedTapedAndFiniteDifferencesAgree, ()) {
   const std::vector<Eigen::ArrayXd> fd = central_differences(c, upstream);
   for (std::size_t k = 0; k < fd.size(); ++k)
     require_close(fused.grads[k], fd[k], 1e-6, "fused vs central differences, leaf " + std::to_string(k));
+  if (std::all_of(c.chain.begin(), c.chain.end(), [](int b) { return blocks[b].analytic; })) {
+    const std::vector<Eigen::ArrayXd> exact = complex_steps(c, upstream);
+    for (std::size_t k = 0; k < exact.size(); ++k)
+      require_close(fused.grads[k], exact[k], 1e-12, "fused vs the complex step, leaf " + std::to_string(k));
+  }
 
   const Result fused_f = differentiate<float>(c, upstream, false);
   const Result taped_f = differentiate<float>(c, upstream, true);
