@@ -36,7 +36,11 @@ TEST(Leaves, AWrongNumberOfValuesThrows) {
 }
 
 TEST(Leaves, ExtentsThatDoNotFitTheDeclaredShapeThrow) {
-  expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<3, fg::dyn>> x(Extents{2, 5}); }, {"(2, 5)", "(3, dyn)"});
+  expect_error<fg::shape_error>(
+      [] {
+        fg::Var<double, fg::Shape<3, fg::dyn>> x(Extents{2, 5});
+      },
+      {"(2, 5)", "(3, dyn)"});
   expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<fg::dyn>> x(Extents{2, 5}); }, {"(2, 5)", "(dyn)"});
   expect_error<fg::shape_error>([] { fg::Var<double, fg::Shape<4>> x(Eigen::VectorXd::Zero(3)); }, {"(3)", "(4)"});
 }
