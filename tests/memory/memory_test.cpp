@@ -180,7 +180,7 @@ TEST(Memory, TrainingStepsKeepMemoryFlat) {
 // A chain of retained one-element operations, t = t * c, as a scalar loop on the tape builds:
 // each operation holds one block (its node, its output tensor's state and its one value). The
 // chain is recorded on a thread of its own, whose pool starts empty, so every block is counted.
-TEST(Memory, ARetainedOneElementOperationHoldsAtMost512Bytes) {
+TEST(Memory, ARetainedOneElementOperationHoldsAtMost256Bytes) {
   constexpr int length = 100'000;
   constexpr double factor = 1.0000001;
   double bytes_per_op = 0, gradient = 0;
@@ -194,7 +194,7 @@ TEST(Memory, ARetainedOneElementOperationHoldsAtMost512Bytes) {
     gradient = x.grad().item();
   }).join();
   RecordProperty("bytes_per_op", std::to_string(bytes_per_op));
-  EXPECT_LE(bytes_per_op, 512.0);
+  EXPECT_LE(bytes_per_op, 256.0);
   EXPECT_GT(bytes_per_op, 0.0);
   EXPECT_NEAR(gradient, std::pow(factor, length), 1e-9);  // d t / d x = factor^length
 }

@@ -126,9 +126,9 @@ GraphSize graph_size(const fg::BasicTensor<T>& root) {
     const auto* n = stack.back();
     stack.pop_back();
     ++size.nodes;
-    for (const auto& e : n->inputs) {
+    for (const auto& e : n->inputs()) {
       ++size.edges;
-      const void* target = e.fn ? static_cast<const void*>(e.fn.get()) : static_cast<const void*>(e.leaf);
+      const void* target = e.fn ? static_cast<const void*>(e.fn.get()) : static_cast<const void*>(e.input);
       if (!seen.insert(target).second) continue;
       if (e.fn)
         stack.push_back(e.fn.get());

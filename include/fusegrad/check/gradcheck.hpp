@@ -42,7 +42,7 @@ std::string first_non_analytic_node(const tensor_impl<T>& out) {
     if (!n || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
     seen.push_back(n);
     if (const std::string_view op = n->non_analytic_op(); !op.empty()) return std::string(op);
-    for (const edge<T>& e : n->inputs) pending.push_back(e.fn.get());
+    for (const edge<T>& e : n->inputs()) pending.push_back(e.fn.get());
   }
   return {};
 }

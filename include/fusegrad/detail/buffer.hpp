@@ -12,6 +12,18 @@
 
 namespace fusegrad::detail {
 
+// Heap memory for values: large blocks through block_cache (recycled per thread), smaller
+// ones from malloc. `bytes` becomes the block's real size, which freeing it needs back.
+inline void* allocate_heap_values(std::size_t& bytes) {
+  return bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : allocate_values(bytes);
+}
+inline void free_heap_values(void* p, std::size_t bytes) noexcept {
+  if (bytes >= block_cache::min_bytes)
+    block_cache::deallocate(p, bytes);
+  else
+    free_values(p, bytes);
+}
+
 // Values of a tensor, a gradient, or an array a sweep keeps for one call: up to
 // `inline_capacity` elements in place (scalars, small vectors: no allocation), more on the
 // heap, large blocks through block_cache. Elements are left uninitialised: every user
@@ -71,8 +83,7 @@ class small_buffer {
     } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
       free_heap();
       std::size_t bytes = n * sizeof(T);
-      void* p = bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : allocate_values(bytes);
-      data_ = static_cast<T*>(p);
+      data_ = static_cast<T*>(allocate_heap_values(bytes));
       capacity_bytes_ = bytes;
     }
     size_ = n;
@@ -81,10 +92,7 @@ class small_buffer {
     if (capacity_bytes_ != 0) release_heap();  // the inline case stays a test, inlined
   }
   void release_heap() noexcept {
-    if (capacity_bytes_ >= block_cache::min_bytes)
-      block_cache::deallocate(data_, capacity_bytes_);
-    else
-      free_values(data_, capacity_bytes_);
+    free_heap_values(data_, capacity_bytes_);
     capacity_bytes_ = 0;
   }
 

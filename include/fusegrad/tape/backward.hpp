@@ -63,7 +63,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name());
     n->check_runnable();
-    for (edge<T>& e : n->inputs) {
+    for (edge<T>& e : n->inputs()) {
       node<T>* producer = e.fn.get();
       if (!producer) continue;
       if (producer->pass != pass) {
@@ -87,8 +87,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     ~reset_on_failure() {
       if (completed) return;
       for (node<T>* n = visited; n; n = n->next_visited) {
-        n->grad_buffer.clear();
-        n->has_grad = false;
+        n->drop_grad();
         n->waiting = 0;
       }
     }
@@ -98,9 +97,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
   //    the node that produced the input.
   node<T>& first = *root.grad_fn;
-  first.grad_buffer.resize(root.extents.size());
-  std::copy(seed, seed + root.extents.size(), first.grad_buffer.data());
-  first.has_grad = true;
+  std::copy(seed, seed + first.size, first.hold_grad());
   first.next_ready = nullptr;
   node<T>* ready = &first;  // a stack, linked through next_ready
   // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
@@ -130,44 +127,44 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   while (ready) {
     node<T>* n = ready;
     ready = n->next_ready;
+    const std::span<edge<T>> inputs = n->inputs();
     T** destinations = inline_destinations.data();
-    if (n->inputs.size() > inline_inputs) [[unlikely]] {
-      more_destinations.resize(n->inputs.size());
+    if (inputs.size() > inline_inputs) [[unlikely]] {
+      more_destinations.resize(inputs.size());
       destinations = more_destinations.data();
     }
-    for (std::size_t k = 0; k < n->inputs.size(); ++k) {
-      const edge<T>& e = n->inputs[k];
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const edge<T>& e = inputs[k];
       destinations[k] =
-          e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.leaf) : e.leaf->grad_destination());
+          e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
     }
     tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
     T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
-    n->backward(n->grad_buffer.data(), std::span<T* const>(destinations, n->inputs.size()), deferred);
+    n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), deferred);
     if (deferred) {
       out->value_pending.store(false, std::memory_order_release);
       n->value_settled();
     }
     if (out && out->retains_grad) {
       if (staged) {
-        const Eigen::Map<const array_t<T>> g(n->grad_buffer.data(), static_cast<Eigen::Index>(out->extents.size()));
+        const Eigen::Map<const array_t<T>> g(n->grad_data(), static_cast<Eigen::Index>(n->size));
         if (T* destination = staged_destination(out)) Eigen::Map<array_t<T>>(destination, g.size()) += g;
       } else {
-        out->accumulate_grad(n->grad_buffer.data());
+        out->accumulate_grad(n->grad_data());
       }
     }
     if (anomaly_detection)
-      for (std::size_t k = 0; k < n->inputs.size(); ++k) {
-        const edge<T>& e = n->inputs[k];
-        check_finite(destinations[k], e.leaf ? e.leaf->extents.size() : e.fn->size,
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const edge<T>& e = inputs[k];
+        check_finite(destinations[k], e.fn ? e.fn->size : e.input->extents.size(),
                      n->name() + " = " + n->expression() + " (backward)");
       }
-    for (edge<T>& e : n->inputs)
+    for (edge<T>& e : inputs)
       if (e.fn && --e.fn->waiting == 0) {
         e.fn->next_ready = ready;
         ready = e.fn.get();
       }
-    n->grad_buffer.clear();
-    n->has_grad = false;
+    n->drop_grad();
     if (!retain_graph) {
       n->release_saved();
       n->released = true;

@@ -74,7 +74,7 @@ class BasicTensor {
   static BasicTensor ones(const Extents& e) { return full(e, T(1)); }
   static BasicTensor full(const Extents& e, T value) {
     BasicTensor t = empty(e);
-    t.impl_->storage->values().setConstant(value);
+    t.impl_->values().setConstant(value);
     return t;
   }
   /// start, start + step, ... below stop.
@@ -115,7 +115,7 @@ class BasicTensor {
   static BasicTensor from(const Eigen::DenseBase<Derived>& eigen, const Extents& e) {
     check_count(static_cast<std::size_t>(eigen.size()), e, "fusegrad::Tensor::from");
     BasicTensor t = empty(e);
-    t.impl_->storage->values() = eigen.derived().template cast<T>().reshaped().array();
+    t.impl_->values() = eigen.derived().template cast<T>().reshaped().array();
     return t;
   }
   /// A copy of values listed row-major.
@@ -136,7 +136,7 @@ class BasicTensor {
   /// A non-owning view of `e.size()` values at `data`, row-major; the caller keeps them
   /// alive and must not change them while a recorded node still reads them.
   static BasicTensor view(T* data, const Extents& e) {
-    return BasicTensor(detail::ref<impl_type>::make(e, detail::ref<storage_type>::make(data, e.size())));
+    return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
   }
   /// Uniform values in [0, 1), from an explicit seed (std::mt19937_64).
   static BasicTensor rand(const Extents& e, std::uint64_t seed) {
@@ -153,8 +153,8 @@ class BasicTensor {
 
   // Accessors.
   [[nodiscard]] bool defined() const noexcept { return bool(impl_); }
-  [[nodiscard]] const Extents& shape() const { return checked().extents; }
-  [[nodiscard]] const Extents& extents() const { return checked().extents; }
+  [[nodiscard]] const Extents& shape() const { return checked().extents.get(); }
+  [[nodiscard]] const Extents& extents() const { return checked().extents.get(); }
   [[nodiscard]] std::size_t dim() const { return checked().extents.rank(); }
   [[nodiscard]] std::size_t numel() const { return checked().extents.size(); }
   /// The value of a one-element tensor.
@@ -183,7 +183,7 @@ class BasicTensor {
     // Deferred values that read these values are computed now, while they are the recorded ones.
     impl_->storage->settle_deferred_readers();
     ++impl_->storage->version;
-    return impl_->storage->values();
+    return impl_->values();
   }
   /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
   BasicTensor& sub_(const BasicTensor& other, T alpha = T(1)) {
@@ -249,7 +249,7 @@ class BasicTensor {
   explicit BasicTensor(detail::ref<impl_type> impl) noexcept : impl_(std::move(impl)) {}
   [[nodiscard]] impl_type* impl() const noexcept { return impl_.get(); }
   static BasicTensor empty(const Extents& e) {
-    return BasicTensor(detail::ref<impl_type>::make(e, detail::ref<storage_type>::make(e.size())));
+    return BasicTensor(detail::ref<impl_type>::make(e, storage_type::owning(e.size())));
   }
 
  private:

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include <Eigen/Core>
+#include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/expr/analytic.hpp>
@@ -33,14 +33,14 @@ namespace fusegrad::detail {
 // Routes each tensor leaf occurrence to the gradient destination of the node input it is.
 template <class T>
 struct tensor_sinks {
-  std::span<tensor_impl<T>* const> leaves;
+  std::span<const edge<T>> inputs;
   std::span<T* const> grads;
 
   template <class L>
   typename L::value_type* sink_for(const L& leaf) const {
     if constexpr (is_tensor_v<L> && L::takes_grad) {
-      for (std::size_t k = 0; k < leaves.size(); ++k)
-        if (leaves[k] == leaf.impl()) return grads[k];
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (inputs[k].input == leaf.impl()) return grads[k];
     }
     return nullptr;
   }
@@ -52,7 +52,10 @@ struct tensor_sinks {
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
-  static constexpr std::size_t capacity = leaf_count<E>();
+  template <class L>
+  using is_tensor_leaf = std::bool_constant<is_tensor_v<L>>;
+  // Tensor leaf occurrences (numbers in the expression are not tensors: they need no entry).
+  static constexpr std::size_t capacity = boost::mp11::mp_count_if<leaf_types_t<E>, is_tensor_leaf>::value;
   static constexpr std::size_t grad_capacity = leaf_count<E, true>();  // ConstTensors never need an edge
 
  public:
@@ -80,16 +83,21 @@ class fused_node final : public node<typename E::value_type> {
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
-      : expr_(std::forward<X>(expr)), grad_leaves_(grad_leaves) {
+      : expr_(std::forward<X>(expr)) {
     this->size = output_extents.size();
     if constexpr (!single_op) extents_ = output_extents;
-    for (tensor_impl<T>* leaf : all_leaves) versions_.push_back({leaf, leaf->storage->version});
-    edge<T>* out = edges_.data();
-    for (tensor_impl<T>* input : grad_leaves)
-      *out++ = input->grad_fn ? edge<T>{input->grad_fn, nullptr} : edge<T>{nullptr, input};
-    this->inputs = std::span<edge<T>>(edges_.data(), grad_leaves.size());
+    for (tensor_impl<T>* leaf : all_leaves) {
+      read_[read_count_] = leaf;
+      read_versions_[read_count_++] = leaf->storage->version;
+    }
+    for (std::size_t k = 0; k < grad_leaves.size(); ++k)
+      edges_[k] = {grad_leaves.items[k]->grad_fn, grad_leaves.items[k]};
+    this->input_edges = edges_.data();
+    this->input_count = static_cast<std::uint32_t>(grad_leaves.size());
     flat_ = is_flat();
   }
+  fused_node(const fused_node&) = delete;
+  fused_node& operator=(const fused_node&) = delete;
 
   [[nodiscard]] std::string name() const override {
     if constexpr (operation_count<E>() == 1) {
@@ -102,8 +110,8 @@ class fused_node final : public node<typename E::value_type> {
   [[nodiscard]] std::string_view non_analytic_op() const noexcept override { return first_non_analytic_op<E>(); }
 
   [[nodiscard]] std::string expression() const override {
-    if (!expr_) return "(freed)";
-    return describe(*expr_, [this](const auto& leaf) { return leaf_name(leaf); });
+    if (this->released) return "(freed)";
+    return describe(expr_, [this](const auto& leaf) { return leaf_name(leaf); });
   }
 
   // A deferred value: computed later, so the leaves may have changed since recording.
@@ -114,7 +122,7 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) const {
-    if (!compute_flat(out)) evaluate_into(*expr_, output_extents(), out);
+    if (!compute_flat(out)) evaluate_into(expr_, output_extents(), out);
     if (anomaly_detection) [[unlikely]]
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
@@ -132,23 +140,25 @@ class fused_node final : public node<typename E::value_type> {
         return;
       }
     }
-    const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
+    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
     if constexpr (deferrable) {
       // One value upstream of a sum or mean: forward and reverse share one loop.
-      const T value = reduce_and_sweep(*expr_, sinks, grad_output[0]);
+      const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
       if (value_out) *value_out = value;
     } else {
       // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
       const auto& extents = output_extents();
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->size));
-      sweep_back(*expr_, extents, sinks, upstream, extents, discard_values{});
+      sweep_back(expr_, extents, sinks, upstream, extents, discard_values{});
     }
   }
 
   void release_saved() noexcept override {
     value_settled();
-    expr_.reset();
-    versions_.count = 0;
+    if (this->released) return;
+    std::destroy_at(&expr_);
+    read_count_ = 0;
+    this->released = true;
   }
 
   // A deferrable node may have been settled by an in-place write on another thread; the
@@ -158,6 +168,7 @@ class fused_node final : public node<typename E::value_type> {
       const graph_lock lock;
       value_settled();
     }
+    if (!this->released) std::destroy_at(&expr_);
   }
 
   // Registers this node with the storages its deferred value reads (see tensor_storage), and
@@ -168,7 +179,7 @@ class fused_node final : public node<typename E::value_type> {
     output.value_pending.store(true, std::memory_order_relaxed);
     deferred_ = true;  // first: if a registration throws, value_settled() undoes the others
     try {
-      for (const auto& [leaf, version] : versions_) leaf->storage->add_deferred_reader(this);
+      for (tensor_impl<T>* leaf : read()) leaf->storage->add_deferred_reader(this);
     } catch (...) {
       output.value_pending.store(false, std::memory_order_relaxed);
       value_settled();
@@ -180,7 +191,7 @@ class fused_node final : public node<typename E::value_type> {
     if constexpr (!deferrable) return;  // never registered: the common taped node skips the test
     if (!deferred_) return;
     deferred_ = false;
-    for (const auto& [leaf, version] : versions_) leaf->storage->remove_deferred_reader(this);
+    for (tensor_impl<T>* leaf : read()) leaf->storage->remove_deferred_reader(this);
   }
   // Called by an in-place write on an input, under graph_lock (settle_deferred_readers). The
   // output may be dying on another thread, its grad_fn already moved out: the value is
@@ -224,9 +235,9 @@ class fused_node final : public node<typename E::value_type> {
     if constexpr (!single_op)
       return false;
     else if constexpr (is_unary_expr_v<E>)
-      return size_of(expr_->x) == n;
+      return size_of(expr_.x) == n;
     else
-      return size_of(expr_->lhs) == n && size_of(expr_->rhs) == n;
+      return size_of(expr_.lhs) == n && size_of(expr_.rhs) == n;
   }
   // The values of a leaf of the expression (a tensor is defined: fused() checked it).
   template <class L>
@@ -248,9 +259,9 @@ class fused_node final : public node<typename E::value_type> {
     if constexpr (single_op) {
       if (flat_) {
         if (this->size == 1)
-          map<1>(out) = op_value<1>(*expr_);
+          map<1>(out) = op_value<1>(expr_);
         else
-          map(out) = op_value(*expr_);
+          map(out) = op_value(expr_);
         return true;
       }
     }
@@ -270,7 +281,7 @@ class fused_node final : public node<typename E::value_type> {
   template <int N = Eigen::Dynamic>
   void backward_single_op(const T* grad_output, std::span<T* const> input_grads) const {
     using Op = typename E::op;
-    const E& e = *expr_;
+    const E& e = expr_;
     const auto dy = map<N>(grad_output);
     if constexpr (!needs_output(Op::needs)) {
       add_operand_vjps<N>(e, dy, op_value<N>(e), input_grads);  // y is never evaluated
@@ -286,7 +297,7 @@ class fused_node final : public node<typename E::value_type> {
   template <int N, class Dy, class Y>
   void add_operand_vjps(const E& e, const Dy& dy, const Y& y, std::span<T* const> input_grads) const {
     using Op = typename E::op;
-    const tensor_sinks<T> sinks{grad_leaves_.span(), input_grads};
+    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
     if constexpr (is_unary_expr_v<E>) {
       if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(values_of(e.x)), y);
     } else {
@@ -300,14 +311,14 @@ class fused_node final : public node<typename E::value_type> {
   // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
   // The check runs for every node of every backward; the messages are built out of line.
   void check_versions(const char* what) const {
-    if (!expr_) [[unlikely]]
+    if (this->released) [[unlikely]]
       throw_freed();
-    for (const auto& [leaf, version] : versions_)
-      if (leaf->storage->version != version) [[unlikely]]
-        throw_modified(leaf, version, what);
+    for (std::size_t k = 0; k < read_size(); ++k)
+      if (read_[k]->storage->version != read_versions_[k]) [[unlikely]]
+        throw_modified(read_[k], read_versions_[k], what);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_freed() const { throw freed_graph_error(name()); }
-  [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint64_t version,
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint32_t version,
                                                              const char* what) const {
     throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +
                       " was modified in place after it was recorded (version " + std::to_string(version) + ", now " +
@@ -316,15 +327,43 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
-    const auto it = std::find_if(versions_.begin(), versions_.end(), [&](const auto& v) { return v.first == leaf; });
-    const auto k = static_cast<std::size_t>(it - versions_.begin());
+    const auto reads = read();
+    const auto k = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), leaf) - reads.begin());
     return k < 26 ? std::string(1, char('a' + k)) : concat("t", std::to_string(k));
   }
 
-  std::optional<E> expr_;
-  grad_leaf_list grad_leaves_;  // aligned with this->inputs; kept alive by expr_
-  fixed_list<std::pair<tensor_impl<T>*, std::uint64_t>, capacity> versions_;
-  std::array<edge<T>, grad_capacity> edges_;
+  // this->inputs(), with the compiler told its bound: loops over one or two inputs unroll.
+  [[nodiscard]] std::span<const edge<T>> grad_inputs() const noexcept {
+#if defined(_MSC_VER)
+    __assume(this->input_count <= grad_capacity);
+#else
+    if (this->input_count > grad_capacity) __builtin_unreachable();
+#endif
+    return {edges_.data(), this->input_count};
+  }
+
+  // The tensors the expression reads (kept alive by it), and the version of each one's values at recording.
+  [[nodiscard]] std::span<tensor_impl<T>* const> read() const noexcept { return {read_.data(), read_size()}; }
+  [[nodiscard]] std::size_t read_size() const noexcept {
+    // Never above capacity, and the compiler is told so: loops over one or two tensors unroll.
+#if defined(_MSC_VER)
+    __assume(read_count_ <= capacity);
+#else
+    if (read_count_ > capacity) __builtin_unreachable();
+#endif
+    return read_count_;
+  }
+
+  // The expression, alive until release_saved (this->released says): a std::optional would
+  // keep a flag of its own, 8 bytes per node with padding.
+  union {
+    E expr_;
+  };
+  std::array<edge<T>, grad_capacity> edges_;  // this->inputs()
+  std::array<tensor_impl<T>*, capacity> read_;
+  std::array<std::uint32_t, capacity> read_versions_;
+  static_assert(capacity <= UINT16_MAX, "fused_node: an expression reads at most 65535 tensors");
+  std::uint16_t read_count_ = 0;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
   bool flat_ = false;      // is_flat(), decided at recording
   // The output's extents, which the sweep of a node of several ops reads on every call. A
@@ -334,7 +373,7 @@ class fused_node final : public node<typename E::value_type> {
   [[no_unique_address]] std::conditional_t<single_op, extents_of_operands, Extents> extents_;
   [[nodiscard]] decltype(auto) output_extents() const {
     if constexpr (single_op)
-      return expr_->extents();
+      return expr_.extents();
     else
       return (extents_);
   }

@@ -5,12 +5,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/buffer.hpp>  // allocate_heap_values
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
@@ -23,48 +24,87 @@ template <Scalar T>
 struct node;
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
-// or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The leaf is not owned: the
+// or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
 // node's saved inputs hold it for as long as the node can run backward, and a released
-// node never reads its edges' leaves (sparing two atomic operations per leaf input).
+// node never reads it (sparing two atomic operations per input).
 template <Scalar T>
 struct edge {
-  ref<node<T>> fn;
-  tensor_impl<T>* leaf = nullptr;
+  ref<node<T>> fn;                  // the node that produced the input; null for a leaf
+  tensor_impl<T>* input = nullptr;  // the input itself
 };
 
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
 // (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
-// them: a node lives while its output or a later node needs it.
+// them: a node lives while its output or a later node needs it. 80 bytes, and a taped
+// graph holds one per op: every field is sized for that.
 template <Scalar T>
-struct node : ref_counted {
-  // A backward's state lives in the nodes it runs (waiting, has_grad, grad_buffer, pass and
-  // the two intrusive lists), so that it moves no node through a container (tape/backward.hpp).
-  // The small fields come first, where they fill ref_counted's padding: nodes are many.
-  std::uint32_t waiting = 0;  // consumers inside this graph that have not yet sent their gradient
-  bool has_grad = false;      // grad_buffer holds this backward's gradient
-  bool released = false;      // an earlier backward dropped what backward reads
-  std::span<edge<T>> inputs;  // one per distinct input that requires grad (storage: the subclass)
-  std::size_t size = 0;       // elements of the output (its extents are the output tensor's)
+struct node : ref_counted<node<T>> {
+  // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
+  // and the two intrusive lists), so that it moves no node through a container
+  // (tape/backward.hpp). The small fields come first, after the 4-byte count.
+  std::uint32_t waiting = 0;       // consumers inside this graph that have not yet sent their gradient
+  bool has_grad = false;           // this backward's gradient for the output is held (grad_data)
+  bool released = false;           // an earlier backward dropped what backward reads
+  std::uint16_t block_offset = 0;  // from the recorded_block it lives in (record_node); 0: its own allocation
+  std::uint32_t input_count = 0;
+  edge<T>* input_edges = nullptr;  // one per distinct input that requires grad (storage: the subclass)
+  std::size_t size = 0;            // elements of the output (its extents are the output tensor's)
   // Not owning: cleared when the output tensor dies, which a backward on another thread may
   // be reading (see tensor_impl::leave).
   std::atomic<tensor_impl<T>*> output = nullptr;
-  small_buffer<T> grad_buffer;
-  std::uint64_t pass = 0;           // the backward that last reached this node
-  node* next_visited = nullptr;     // the nodes this pass reached, in the order it found them
-  node* next_ready = nullptr;       // the nodes whose consumers have all sent their gradient
-  recorded_block* block = nullptr;  // the allocation shared with the output (see record_node)
 
+ private:
+  // The gradient of the output while a backward holds it: one value in place, more on the heap.
+  union gradient {
+    T one;
+    struct {
+      T* data;
+      std::size_t bytes;
+    } heap;
+    gradient() noexcept : heap{nullptr, 0} {}
+  } grad_;
+
+ public:
+  std::uint64_t pass = 0;        // the backward that last reached this node
+  node* next_visited = nullptr;  // the nodes this pass reached, in the order it found them
+  // The nodes whose consumers have all sent their gradient; once the count is zero (no
+  // backward can reach the node then), the queue of nodes waiting for destruction.
+  node* next_ready = nullptr;
+
+  node() = default;
+  virtual ~node() { drop_grad(); }
+
+  [[nodiscard]] std::span<edge<T>> inputs() const noexcept { return {input_edges, input_count}; }
+
+  // Holds a gradient for the output (uninitialised) and returns it.
+  T* hold_grad() {
+    if (size == 1) {
+      ::new (&grad_.one) T;
+    } else {
+      std::size_t bytes = size * sizeof(T);
+      grad_.heap.data = static_cast<T*>(allocate_heap_values(bytes));
+      grad_.heap.bytes = bytes;
+    }
+    has_grad = true;
+    return grad_data();
+  }
   // Where gradients for this node's output are added; zeroed by the first sender.
   T* grad_destination() {
     if (!has_grad) {
-      grad_buffer.resize(size);
+      T* g = hold_grad();
       if (size == 1)  // a scalar tensor's: a store, not a call to memset
-        grad_buffer[0] = T(0);
+        g[0] = T(0);
       else
-        std::fill_n(grad_buffer.data(), size, T(0));
-      has_grad = true;
+        std::fill_n(g, size, T(0));
     }
-    return grad_buffer.data();
+    return grad_data();
+  }
+  [[nodiscard]] T* grad_data() noexcept { return size == 1 ? &grad_.one : grad_.heap.data; }
+  // Lets the gradient go (after the node ran, or when a backward failed).
+  void drop_grad() noexcept {
+    if (!has_grad) return;
+    if (size != 1) free_heap_values(grad_.heap.data, grad_.heap.bytes);
+    has_grad = false;
   }
 
   /// The name in errors, PyTorch style: "MulBackward", "FusedBackward".
@@ -92,7 +132,42 @@ struct node : ref_counted {
   [[nodiscard]] virtual std::string_view non_analytic_op() const noexcept = 0;
 
  private:
-  void destroy() noexcept override { recorded_block::destroy_part(this); }
+  friend class ref_counted<node>;
+  // Dropping the last reference to the head of a 1,000,000-node chain would destroy the
+  // chain recursively and overflow the stack, so a node whose count reaches zero while
+  // another is being destroyed is queued, and the outermost destruction drains the queue in
+  // a loop. Only nodes queue: a tensor or a storage destroyed meanwhile releases at most a
+  // node, so the depth stays bounded. The queue is linked through the nodes themselves:
+  // queueing allocates nothing, so it cannot fail.
+  struct pending_destruction {
+    node* head = nullptr;
+    bool draining = false;
+    static pending_destruction& of_this_thread() noexcept {
+      thread_local constinit pending_destruction list;  // trivial: no initialisation guard
+      return list;
+    }
+  };
+  void destroy() noexcept {
+    pending_destruction& pending = pending_destruction::of_this_thread();
+    if (pending.draining) {
+      next_ready = pending.head;
+      pending.head = this;
+      return;
+    }
+    pending.draining = true;
+    dispose();
+    while (node* next = pending.head) {
+      pending.head = next->next_ready;
+      next->dispose();
+    }
+    pending.draining = false;
+  }
+  void dispose() noexcept {
+    if (block_offset == 0)
+      delete this;
+    else
+      recorded_block::destroy_part(this, block_offset);
+  }
 };
 
 // What backward through a part of the graph that an earlier backward freed throws.

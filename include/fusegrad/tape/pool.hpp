@@ -25,7 +25,7 @@ class object_pool {
   static constexpr std::size_t granule = 16, classes = 64;  // blocks up to 1 KiB
   static constexpr std::size_t max_kept_bytes = std::size_t(256) << 20;
 
-  static void* allocate(std::size_t bytes) {
+  [[gnu::always_inline]] static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
     if (!lists) return ::operator new((c + 1) * granule);
@@ -36,7 +36,7 @@ class object_pool {
     lists->retained.unkeep((c + 1) * granule);
     return block;
   }
-  static void deallocate(void* p, std::size_t bytes) noexcept {
+  [[gnu::always_inline]] static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
     if (!lists || !lists->retained.take_back((c + 1) * granule)) {

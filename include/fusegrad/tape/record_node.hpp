@@ -18,41 +18,54 @@
 
 namespace fusegrad::detail {
 
+// Where the parts of a recorded operation sit in its block: the header, the node, the
+// output's tensor state and storage, and the output's values when few.
+template <Scalar T, class NodeType>
+struct recorded_layout {
+  static constexpr std::size_t align_up(std::size_t offset, std::size_t alignment) {
+    return (offset + alignment - 1) / alignment * alignment;
+  }
+  static constexpr std::size_t node_at = align_up(sizeof(recorded_block), alignof(NodeType));
+  static constexpr std::size_t impl_at = align_up(node_at + sizeof(NodeType), alignof(tensor_impl<T>));
+  static constexpr std::size_t storage_at = align_up(impl_at + sizeof(tensor_impl<T>), alignof(tensor_storage<T>));
+  // With n output values.
+  static constexpr std::size_t bytes(std::size_t n) { return storage_at + tensor_storage<T>::bytes_in_block(n); }
+
+  static_assert(std::max({alignof(NodeType), alignof(tensor_impl<T>), alignof(tensor_storage<T>)}) <=
+                    __STDCPP_DEFAULT_NEW_ALIGNMENT__,
+                "record_node: a part needs more alignment than operator new gives");
+  static_assert(node_at <= UINT16_MAX && storage_at <= UINT32_MAX);
+};
+
 // Constructs a NodeType (from args) and its output tensor (extents e, values not yet
 // written) in one recorded_block; returns the output, whose grad_fn is the node.
 template <Scalar T, class NodeType, class... Args>
 ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
-  constexpr auto align_up = [](std::size_t offset, std::size_t alignment) {
-    return (offset + alignment - 1) / alignment * alignment;
-  };
-  constexpr std::size_t node_at = align_up(sizeof(recorded_block), alignof(NodeType));
-  constexpr std::size_t impl_at = align_up(node_at + sizeof(NodeType), alignof(tensor_impl<T>));
-  constexpr std::size_t storage_at = align_up(impl_at + sizeof(tensor_impl<T>), alignof(tensor_storage<T>));
-  constexpr std::size_t bytes = storage_at + sizeof(tensor_storage<T>);
-  static_assert(std::max({alignof(NodeType), alignof(tensor_impl<T>), alignof(tensor_storage<T>)}) <=
-                    __STDCPP_DEFAULT_NEW_ALIGNMENT__,
-                "record_node: a part needs more alignment than operator new gives");
+  using layout = recorded_layout<T, NodeType>;
+  const std::size_t bytes = layout::bytes(e.size());
   auto* memory = static_cast<std::byte*>(object_pool::allocate(bytes));
   auto* block = ::new (memory) recorded_block(bytes);
   tensor_storage<T>* storage = nullptr;
   NodeType* recorded = nullptr;
-  static_assert(bytes <= UINT32_MAX);
   try {
-    storage = ::new (memory + storage_at) tensor_storage<T>(e.size());
-    recorded = ::new (memory + node_at) NodeType(std::forward<Args>(args)...);
+    storage = tensor_storage<T>::in_block(memory + layout::storage_at, layout::storage_at, e.size());
+    recorded = ::new (memory + layout::node_at) NodeType(std::forward<Args>(args)...);
+    stored_extents extents(e);  // what may throw is done before the parts start counting references
+    recorded->block_offset = layout::node_at;
+    auto* impl =
+        ::new (memory + layout::impl_at) tensor_impl<T>(std::move(extents), ref<tensor_storage<T>>::adopt_new(storage));
+    impl->in_block = true;
+    impl->grad_fn = ref<node<T>>::adopt_new(recorded);
+    impl->requires_grad = true;
+    recorded->output.store(impl, std::memory_order_relaxed);
+    return ref<tensor_impl<T>>::adopt_new(impl);
   } catch (...) {
+    if (recorded) std::destroy_at(recorded);
     if (storage) std::destroy_at(storage);
+    block->~recorded_block();
     object_pool::deallocate(memory, bytes);
     throw;
   }
-  storage->block = block;
-  recorded->block = block;
-  auto* impl = ::new (memory + impl_at) tensor_impl<T>(e, ref<tensor_storage<T>>::adopt_new(storage));
-  impl->in_block = true;
-  impl->grad_fn = ref<node<T>>::adopt_new(recorded);
-  impl->requires_grad = true;
-  recorded->output.store(impl, std::memory_order_relaxed);
-  return ref<tensor_impl<T>>::adopt_new(impl);
 }
 
 }  // namespace fusegrad::detail

@@ -1,8 +1,9 @@
-// tape/ref_counted.hpp -- intrusive reference counting whose destruction is iterative, never recursive.
+// tape/ref_counted.hpp -- intrusive reference counting, and ref: the strong reference to a counted object.
 #pragma once
 
 #include <atomic>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -11,44 +12,27 @@
 namespace fusegrad::detail {
 
 // Graph objects (tensor storage, tensors, nodes) count their own references: no control
-// block. Dropping the last reference to the head of a 1,000,000-node chain would destroy
-// the chain recursively and overflow the stack, so destruction is deferred: an object whose
-// count reaches zero while another is being destroyed is queued, and the outermost release
-// drains the queue in a loop.
+// block, and no vtable for the count. The last release calls Derived::destroy(), which
+// says how the object goes (deleted, or destroyed in the block it shares with others;
+// a node queues itself so that freeing a long chain never recurses, tape/node.hpp).
+template <class Derived>
 class ref_counted {
  public:
   ref_counted() = default;
   ref_counted(const ref_counted&) = delete;
   ref_counted& operator=(const ref_counted&) = delete;
-  virtual ~ref_counted() = default;
 
   // Graph objects come from the per-thread pool (tape/pool.hpp).
   static void* operator new(std::size_t bytes) { return object_pool::allocate(bytes); }
   static void operator delete(void* p, std::size_t bytes) noexcept { object_pool::deallocate(p, bytes); }
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
-
   void release() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    pending_destruction& pending = pending_destruction::of_this_thread();
-    if (pending.draining) {  // inside another destruction: queue, do not recurse
-      next_pending_ = pending.head;
-      pending.head = this;
-      return;
-    }
-    pending.draining = true;
-    destroy();
-    while (ref_counted* next = pending.head) {
-      pending.head = next->next_pending_;
-      next->destroy();
-    }
-    pending.draining = false;
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) static_cast<Derived*>(this)->destroy();
   }
 
  protected:
-  // What the last release does: delete, or, for an object that shares one allocation with
-  // others (recorded_block.hpp), destroy it in place and free the memory with the last.
-  virtual void destroy() noexcept { delete this; }
+  ~ref_counted() = default;
 
  private:
   template <class>
@@ -64,25 +48,11 @@ class ref_counted {
     return false;
   }
 
-  // Objects whose count reached zero while another was being destroyed, linked through
-  // themselves: queueing allocates nothing, so it cannot fail. Trivial, so a thread's list
-  // needs no initialisation guard and outlives every object the thread destroys.
-  struct pending_destruction {
-    ref_counted* head = nullptr;
-    bool draining = false;
-    static pending_destruction& of_this_thread() noexcept {
-      thread_local constinit pending_destruction list;
-      return list;
-    }
-  };
-
-  // The count last: a derived class's first small members (flags, a 4-byte count) then fill
-  // the padding after it instead of adding their own (graph objects are many).
-  ref_counted* next_pending_ = nullptr;  // the link in pending_destruction, once refs_ is zero
+  // Four bytes: a derived class's first small members fill the rest of its eight.
   std::atomic<std::uint32_t> refs_{0};
 };
 
-// A strong reference to a ref_counted T.
+// A strong reference to a counted T.
 template <class T>
 class ref {
  public:

@@ -13,28 +13,37 @@
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
+#include <fusegrad/tape/stored_extents.hpp>
 #include <fusegrad/tape/tensor_storage.hpp>
 
 namespace fusegrad::detail {
 
-// What a Tensor handle points to.
+// What a Tensor handle points to. 56 bytes for a scalar or a vector: a taped graph holds
+// one per recorded op.
 template <Scalar T>
-struct tensor_impl final : ref_counted {
+struct tensor_impl final : ref_counted<tensor_impl<T>> {
   bool requires_grad = false;
   bool retains_grad = false;
   bool in_block = false;  // lives in grad_fn's block (recorded_block)
   // A fused node will compute the values when they are first read. Set once at recording,
   // cleared once, under graph_lock; threads that read the tensor test it without the lock.
   std::atomic<bool> value_pending{false};
-  Extents extents;
+  stored_extents extents;
   ref<tensor_storage<T>> storage;
   ref<node<T>> grad_fn;  // the node that produced this tensor; null for leaves
   ref<tensor_storage<T>> grad;
 
   tensor_impl(const Extents& e, ref<tensor_storage<T>> s) : extents(e), storage(std::move(s)) {}
-  ~tensor_impl() override {
+  tensor_impl(stored_extents e, ref<tensor_storage<T>> s) noexcept : extents(std::move(e)), storage(std::move(s)) {}
+  ~tensor_impl() {
     if (grad_fn) leave(*grad_fn);
+  }
+
+  // The values as an Eigen array (valid once data() has settled a deferred value).
+  [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept {
+    return {storage->data, static_cast<Eigen::Index>(extents.size())};
   }
 
   // The values, computed first if a fused node deferred them. Read for every operand of
@@ -48,21 +57,26 @@ struct tensor_impl final : ref_counted {
   // Where gradients for this tensor are added; allocated (zeroed) by the first backward.
   T* grad_destination() {
     if (!grad) {
-      grad = ref<tensor_storage<T>>::make(extents.size());
-      grad->values().setZero();
+      grad = tensor_storage<T>::owning(extents.size());
+      grad_values().setZero();
     }
     return grad->data;
   }
   void accumulate_grad(const T* g) {
     grad_destination();
-    grad->values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
+    grad_values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
   }
 
  private:
+  friend class ref_counted<tensor_impl>;
+  [[nodiscard]] Eigen::Map<array_t<T>> grad_values() noexcept {
+    return {grad->data, static_cast<Eigen::Index>(extents.size())};
+  }
   // Tells the node that produced this tensor that its output is gone.
   void leave(node<T>& producer) noexcept;
   [[gnu::cold, gnu::noinline]] void leave_after_backward(node<T>& producer) noexcept;
-  void destroy() noexcept override {
+  // The last release.
+  void destroy() noexcept {
     if (!in_block) {
       delete this;
       return;

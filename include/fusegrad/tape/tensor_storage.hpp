@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include <Eigen/Core>
@@ -12,6 +13,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
+#include <fusegrad/tape/pool.hpp>
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 #include <fusegrad/tape/spin_lock.hpp>
@@ -26,19 +28,69 @@ struct node;
 
 // The values of a tensor: owned, or a view of caller memory. Shared by a tensor, its
 // detach()ed copies and the nodes that read it. `version` counts in-place writes, so a
-// node can tell that a value it will read in backward is no longer the one it was given.
+// node can tell that a value it will read in backward is no longer the one it was given
+// (32 bits, as PyTorch's counter).
+//
+// Few values live right after the storage, in the same allocation (a scalar's take 8
+// bytes, not a buffer); more live on the heap. The storage does not know how many values
+// it holds: its tensor does (tensor_impl::values()).
 template <Scalar T>
-struct tensor_storage final : ref_counted {
+struct tensor_storage final : ref_counted<tensor_storage<T>> {
+  // Values of at most this many bytes follow the storage in its allocation.
+  static constexpr std::size_t max_tail_bytes = 128;
+  [[nodiscard]] static constexpr bool fits_tail(std::size_t n) noexcept { return n * sizeof(T) <= max_tail_bytes; }
+
+  // Where the values are.
+  enum class home : std::uint8_t { tail, heap, borrowed };
+
+  std::uint32_t block_offset = 0;  // from the recorded_block it lives in; 0 when it has its own allocation
+  std::uint32_t version = 0;
   spin_lock readers_lock;  // guards deferred_readers
-  small_buffer<T> owned;
-  T* data = nullptr;
-  std::size_t size = 0;
-  std::uint64_t version = 0;
+  home values_home;
+  T* data;
+  std::size_t bytes;  // of the tail or the heap block: what freeing them needs; 0 when borrowed
   // Nodes whose deferred value (a fused sum or mean not yet computed) reads these values:
   // an in-place write computes those values first, so they stay the values at recording.
   // Made by the first such node: most storages never have one.
   std::unique_ptr<std::vector<node<T>*>> deferred_readers;
-  recorded_block* block = nullptr;  // set when the storage lives in its node's block
+
+  // Storage owning `n` values (uninitialised), in one pool block with them when few.
+  static ref<tensor_storage> owning(std::size_t n) {
+    if (!fits_tail(n)) {
+      std::size_t heap_bytes = n * sizeof(T);
+      T* values = static_cast<T*>(allocate_heap_values(heap_bytes));
+      try {
+        return ref<tensor_storage>::adopt_new(new tensor_storage(home::heap, values, heap_bytes));
+      } catch (...) {
+        free_heap_values(values, heap_bytes);
+        throw;
+      }
+    }
+    void* memory = object_pool::allocate(sizeof(tensor_storage) + n * sizeof(T));
+    return ref<tensor_storage>::adopt_new(::new (memory) tensor_storage(home::tail, nullptr, n * sizeof(T)));
+  }
+  // Storage of `n` values that the caller owns.
+  static ref<tensor_storage> borrowing(T* values) {
+    return ref<tensor_storage>::adopt_new(new tensor_storage(home::borrowed, values, 0));
+  }
+  // The storage of a recorded node's output, in the node's block at `offset` (record_node):
+  // the values follow it when few.
+  static tensor_storage* in_block(void* memory, std::uint32_t offset, std::size_t n) {
+    tensor_storage* s = nullptr;
+    if (fits_tail(n)) {
+      s = ::new (memory) tensor_storage(home::tail, nullptr, n * sizeof(T));
+    } else {
+      std::size_t heap_bytes = n * sizeof(T);
+      T* values = static_cast<T*>(allocate_heap_values(heap_bytes));
+      s = ::new (memory) tensor_storage(home::heap, values, heap_bytes);  // cannot throw
+    }
+    s->block_offset = offset;
+    return s;
+  }
+  // The bytes a recorded block reserves for a storage of `n` values and its tail.
+  [[nodiscard]] static constexpr std::size_t bytes_in_block(std::size_t n) noexcept {
+    return sizeof(tensor_storage) + (fits_tail(n) ? n * sizeof(T) : 0);
+  }
 
   void add_deferred_reader(node<T>* n) {
     const std::lock_guard lock(readers_lock);
@@ -65,12 +117,26 @@ struct tensor_storage final : ref_counted {
     }
   }
 
-  explicit tensor_storage(std::size_t n) : owned(n), data(owned.data()), size(n) {}
-  tensor_storage(T* borrowed, std::size_t n) : data(borrowed), size(n) {}
-  [[nodiscard]] Eigen::Map<array_t<T>> values() noexcept { return {data, static_cast<Eigen::Index>(size)}; }
+  ~tensor_storage() {
+    if (values_home == home::heap) free_heap_values(data, bytes);
+  }
 
  private:
-  void destroy() noexcept override { recorded_block::destroy_part(this); }
+  friend class ref_counted<tensor_storage>;
+  tensor_storage(home where, T* values, std::size_t n_bytes) noexcept
+      : values_home(where), data(where == home::tail ? reinterpret_cast<T*>(this + 1) : values), bytes(n_bytes) {
+    static_assert(sizeof(tensor_storage) % alignof(T) == 0, "the values after a storage must be aligned");
+  }
+  // The last release: destroyed in its block, or freed with its tail.
+  void destroy() noexcept {
+    if (block_offset != 0) {
+      recorded_block::destroy_part(this, block_offset);
+      return;
+    }
+    const std::size_t allocated = sizeof(tensor_storage) + (values_home == home::tail ? bytes : 0);
+    std::destroy_at(this);
+    object_pool::deallocate(this, allocated);
+  }
 };
 
 }  // namespace fusegrad::detail
