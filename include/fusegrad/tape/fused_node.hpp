@@ -84,6 +84,7 @@ class fused_node final : public node<typename E::value_type> {
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
       : expr_(std::forward<X>(expr)) {
+    // Nothing below throws: the expression, a member of a union, would not be destroyed.
     this->size = output_extents.size();
     if constexpr (!single_op) extents_ = output_extents;
     for (tensor_impl<T>* leaf : all_leaves) {

@@ -24,8 +24,10 @@ class stored_extents {
   stored_extents(const stored_extents& other) : stored_extents(other.get()) {}
   stored_extents(stored_extents&& other) noexcept : extents_(std::exchange(other.extents_, &scalar)) {}
   stored_extents& operator=(const stored_extents&) = delete;
+  // Decided by rank, not by address: a program of several shared libraries may hold one
+  // `scalar` per library, and a tensor made in one may die in another.
   ~stored_extents() {
-    if (extents_ != &scalar) object_pool::deallocate(const_cast<Extents*>(extents_), sizeof(Extents));
+    if (extents_->rank() != 0) object_pool::deallocate(const_cast<Extents*>(extents_), sizeof(Extents));
   }
 
   [[nodiscard]] const Extents& get() const noexcept { return *extents_; }

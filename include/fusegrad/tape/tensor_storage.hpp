@@ -1,6 +1,7 @@
 // tape/tensor_storage.hpp -- the values of a tensor, shared by its handles and the nodes that read it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,8 +35,9 @@ struct node;
 // Few values live right after the storage, in the same allocation (a scalar's take 8
 // bytes, not a buffer); more live on the heap. The storage does not know how many values
 // it holds: its tensor does (tensor_impl::values()).
+// Aligned for T, so that values right after it are (long double asks for 16 bytes).
 template <Scalar T>
-struct tensor_storage final : ref_counted<tensor_storage<T>> {
+struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_counted<tensor_storage<T>> {
   // Values of at most this many bytes follow the storage in its allocation.
   static constexpr std::size_t max_tail_bytes = 128;
   [[nodiscard]] static constexpr bool fits_tail(std::size_t n) noexcept { return n * sizeof(T) <= max_tail_bytes; }
