@@ -6,24 +6,29 @@
 #include <fusegrad/ops/abs.hpp>
 #include <fusegrad/ops/add.hpp>
 #include <fusegrad/ops/cos.hpp>
+#include <fusegrad/ops/cumsum.hpp>
 #include <fusegrad/ops/div.hpp>
 #include <fusegrad/ops/exp.hpp>
 #include <fusegrad/ops/expm1.hpp>
 #include <fusegrad/ops/log.hpp>
 #include <fusegrad/ops/log1p.hpp>
 #include <fusegrad/ops/log_sigmoid.hpp>
+#include <fusegrad/ops/logsumexp.hpp>
 #include <fusegrad/ops/matmul.hpp>
 #include <fusegrad/ops/max.hpp>
 #include <fusegrad/ops/maximum.hpp>
 #include <fusegrad/ops/mean.hpp>
+#include <fusegrad/ops/min.hpp>
 #include <fusegrad/ops/minimum.hpp>
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/negate.hpp>
 #include <fusegrad/ops/pow.hpp>
+#include <fusegrad/ops/prod.hpp>
 #include <fusegrad/ops/reciprocal.hpp>
 #include <fusegrad/ops/relu.hpp>
 #include <fusegrad/ops/sigmoid.hpp>
 #include <fusegrad/ops/sin.hpp>
+#include <fusegrad/ops/softmax.hpp>
 #include <fusegrad/ops/softplus.hpp>
 #include <fusegrad/ops/sqrt.hpp>
 #include <fusegrad/ops/square.hpp>
@@ -32,6 +37,7 @@
 #include <fusegrad/ops/tan.hpp>
 #include <fusegrad/ops/tanh.hpp>
 #include <fusegrad/ops/transpose.hpp>
+#include <fusegrad/ops/variance.hpp>
 
 namespace fusegrad {
 
@@ -42,7 +48,9 @@ using unary_ops =
                          tan_op, tanh_op, sigmoid_op, relu_op, reciprocal_op, softplus_op, log_sigmoid_op>;
 using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, maximum_op, minimum_op>;
 // The materialised ops: whole-array results.
-using materialized_ops = boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op,
-                                              matmul_op, transpose_op>;
+using materialized_ops =
+    boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op<>, min_op<>,
+                         prod_op<AllAxes, keep_dims::no>, logsumexp_op<AllAxes, keep_dims::no>,
+                         variance_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>, matmul_op, transpose_op>;
 
 }  // namespace fusegrad

@@ -15,8 +15,9 @@ namespace {
 
 namespace fg = fusegrad;
 
-// Headers of include/fusegrad/ops/ that define no op (shared helpers).
-const std::set<std::string> helper_headers = {"matrix_view", "reduction_axes"};
+// Headers of include/fusegrad/ops/ that define no op of their own: shared helpers (matrix_view,
+// reduction_axes, extremum: max and min's common rule) and functions composed of ops (softmax).
+const std::set<std::string> helper_headers = {"matrix_view", "reduction_axes", "extremum", "softmax"};
 
 // The repository root: FUSEGRAD_SOURCE_DIR when the build defines it, else three levels above this file.
 std::filesystem::path source_dir() {

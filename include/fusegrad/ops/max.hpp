@@ -1,57 +1,42 @@
-// ops/max.hpp -- the largest element, and its vector-Jacobian product.
+// ops/max.hpp -- the largest element, over all or chosen axes, and its vector-Jacobian product.
 #pragma once
 
+#include <limits>
 #include <string_view>
 #include <utility>
 
-#include <Eigen/Core>
-
 #include <fusegrad/detail/make_node.hpp>
-#include <fusegrad/error.hpp>
+#include <fusegrad/ops/extremum.hpp>
 
 namespace fusegrad {
 
-/// The largest element of x.
-///   value: y = max_i x_i
-///   vjp:   dx_i = dy / k where x_i == y (k such ties share the gradient evenly), else 0
-struct max_op {
+/// The largest element over the axes A (see detail::extremum_op for value and VJP):
+///   value: y = max_{reduced axes} x (NaN if any is NaN)
+///   vjp:   over all axes, dy / k to each of the k elements equal to y; over chosen axes, dy to
+///          the first maximal element of each reduced group (PyTorch's max(x) and max(x, dim))
+struct max_order {
   static constexpr std::string_view name = "max";
   static constexpr std::string_view backward_name = "MaxBackward";
-  static constexpr vjp_needs needs = vjp_needs::input_and_output;
-  static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
-  static constexpr std::size_t arity = 1;
-
-  template <ShapeLike S>
-  using result_shape = Shape<>;
-  static Extents result_extents(const Extents& x) {
-    if (x.size() == 0) throw value_error("fusegrad::max: the maximum of an empty array is undefined");
-    return Extents{};
-  }
-
+  static constexpr std::string_view noun = "maximum";
   template <class T>
-  static void value(T* y, const operands<T, 1>& in) {
-    y[0] = vector(in.values[0], in.extents[0]).maxCoeff();
+  static constexpr T start() {
+    return -std::numeric_limits<T>::infinity();
   }
-  template <std::size_t I, class T>
-  static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
-    const auto x = vector(in.values[0], in.extents[0]);
-    const auto ties = (x == y[0]).count();
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(dx, x.size()) =
-        (x == y[0]).template cast<T>() * (dy[0] / T(static_cast<double>(ties)));
-  }
-
- private:
   template <class T>
-  static auto vector(const T* values, const Extents& e) {
-    return Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(values, static_cast<Eigen::Index>(e.size()));
+  static constexpr bool before(T a, T b) {
+    return a > b;
   }
 };
-static_assert(MaterializedOp<max_op>);
+template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
+using max_op = detail::extremum_op<max_order, A, K>;
+static_assert(MaterializedOp<max_op<>> && MaterializedOp<max_op<Axes<1>, keep_dims::yes>>);
 
-/// The largest element: `fg::max(x)`; its gradient goes to the maximum (shared among ties).
-template <Differentiable X>
-[[nodiscard]] constexpr auto max(X&& x) {
-  return detail::make_materialized<max_op>(std::forward<X>(x));
+/// The largest element: `fg::max(x)`; over chosen axes, `fg::max(x, fg::axes<1>)` or
+/// `fg::max(x, fg::axes<1>, fg::keepdims)`. Its gradient goes to the maximum (shared among
+/// ties over all axes, to the first of them over chosen axes, as in PyTorch).
+template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+[[nodiscard]] constexpr auto max(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
+  return detail::make_materialized<max_op<A, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -7,6 +7,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/reduce.hpp>
+#include <fusegrad/shape/reduce_broadcast.hpp>
 
 namespace fusegrad::detail {
 
@@ -32,6 +33,22 @@ template <AxesType A, keep_dims K>
 Extents reduced_extents(const Extents& e, const char* what) {
   const auto mask = reduction_mask<A>(e, what);
   return reduce_extents(e, std::span<const bool>(mask.data(), e.rank()), K);
+}
+
+// Calls f(i, g) for every element i of an array shaped `x`, in row-major order, with g the
+// element of the reduction's result (shaped `kept`: x with its reduced axes as 1) that i
+// reduces into. What a reduction that is not a sum (max, logsumexp, variance) walks.
+template <class F>
+void for_each_reduced_element(const Extents& x, const Extents& kept, F&& f) {
+  const axis_runs layout(kept, x, "fusegrad: a reduction");
+  for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool reduced) {
+    for (std::size_t k = 0; k < n; ++k) f(big + k, reduced ? small : small + k);
+  });
+}
+
+// How many elements of x each result element of the reduction reduces.
+inline std::size_t group_size(const Extents& x, const Extents& kept) noexcept {
+  return kept.size() == 0 ? 0 : x.size() / kept.size();
 }
 
 }  // namespace fusegrad::detail

@@ -1,0 +1,61 @@
+// softmax_classifier.cpp -- three classes of points in the plane, a linear model trained with a stable
+// cross-entropy (log_softmax over the class axis), and the reductions that read its output.
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+int main() {
+  // 150 points: 50 around each of three centres, one-hot labels.
+  constexpr std::size_t n = 150, classes = 3;
+  const double centres[classes][2] = {{-2.0, 0.0}, {2.0, 0.0}, {0.0, 2.5}};
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.8);
+  Eigen::ArrayXd points(n * 2), labels = Eigen::ArrayXd::Zero(n * classes);
+  std::vector<std::size_t> label_of(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t c = i % classes;
+    points[Eigen::Index(2 * i)] = centres[c][0] + noise(rng);
+    points[Eigen::Index(2 * i + 1)] = centres[c][1] + noise(rng);
+    labels[Eigen::Index(i * classes + c)] = 1.0;
+    label_of[i] = c;
+  }
+  const fg::ConstTensor x(fg::Tensor::from(points, {n, 2}));
+  const fg::ConstTensor y(fg::Tensor::from(labels, {n, classes}));
+
+  fg::Tensor w = fg::Tensor::zeros({2, classes}).requires_grad_();
+  fg::Tensor b = fg::Tensor::zeros({classes}).requires_grad_();
+  double first_loss = 0, loss_value = 0;
+  for (int step = 0; step < 200; ++step) {
+    // Cross-entropy from logits: log_softmax subtracts logsumexp over the class axis, so a
+    // logit of 1000 neither overflows nor turns the loss into NaN.
+    const fg::Tensor logits = fg::matmul(x, w) + b;
+    const fg::Tensor loss = -fg::mean(fg::sum(y * fg::log_softmax(logits, fg::axes<1>), fg::axes<1>));
+    loss.backward();
+    {
+      fg::NoGradGuard no_grad;
+      w.sub_(w.grad(), 0.5);
+      b.sub_(b.grad(), 0.5);
+    }
+    w.zero_grad();
+    b.zero_grad();
+    loss_value = loss.item();
+    if (step == 0) first_loss = loss_value;
+  }
+
+  // Reading the model: each point's most likely class, and how sure the model is.
+  const fg::Tensor probabilities = fg::softmax(fg::matmul(x, w) + b, fg::axes<1>);
+  const fg::Tensor confidence = fg::max(probabilities, fg::axes<1>);
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    correct += probabilities.data()[i * classes + label_of[i]] == confidence.data()[i];
+  const double accuracy = double(correct) / double(n);
+  std::printf("loss %.4f -> %.4f (log 3 = %.4f at the start)\n", first_loss, loss_value, std::log(3.0));
+  std::printf("accuracy %.3f, mean confidence %.3f, least confident %.3f\n", accuracy,
+              fg::Tensor(fg::mean(confidence)).item(), fg::Tensor(fg::min(confidence)).item());
+  return accuracy > 0.9 && loss_value < first_loss ? 0 : 1;
+}

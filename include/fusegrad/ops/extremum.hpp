@@ -1,0 +1,77 @@
+// ops/extremum.hpp -- the largest or smallest element over all or chosen axes: one rule for max and min.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/ops/reduction_axes.hpp>
+
+namespace fusegrad::detail {
+
+// An extremum over the axes A, in the order Order gives (ops/max.hpp, ops/min.hpp):
+//   value: y_g = the first element of group g that no other element precedes in Order; NaN
+//          when the group holds one (PyTorch propagates NaN)
+//   vjp:   over all axes, dy shared evenly among the elements equal to y (torch.max(x));
+//          over chosen axes, dy to the element the forward picked, the first in row-major
+//          order (torch.max(x, dim), whose index argmax returns), 0 elsewhere.
+template <class Order, AxesType A, keep_dims K>
+struct extremum_op : Order {
+  static constexpr vjp_needs needs = vjp_needs::input_and_output;
+  static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
+  static constexpr std::size_t arity = 1;
+
+  template <ShapeLike S>
+  using result_shape = reduced_shape_t<S, A, K>;
+  static Extents result_extents(const Extents& x) {
+    const std::string what = "fusegrad::" + std::string(Order::name);
+    const Extents kept = kept_extents<A>(x, what.c_str());
+    if (x.size() == 0 && kept.size() != 0)
+      throw value_error(what + ": the " + std::string(Order::noun) + " over an empty axis is undefined (shape " +
+                        x.to_string() + ")");
+    return reduced_extents<A, K>(x, what.c_str());
+  }
+
+  template <class T>
+  static void value(T* y, const operands<T, 1>& in) {
+    const T* x = in.values[0];
+    const Extents kept = kept_extents<A>(in.extents[0], Order::name.data());
+    std::fill(y, y + kept.size(), Order::template start<T>());
+    for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
+      if (Order::before(x[i], y[g]) || std::isnan(x[i])) [[unlikely]]
+        if (!std::isnan(y[g])) y[g] = x[i];
+    });
+  }
+
+  template <std::size_t I, class T>
+  static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
+    const T* x = in.values[0];
+    const Extents& extents = in.extents[0];
+    const Extents kept = kept_extents<A>(extents, Order::name.data());
+    const auto picks = [&](std::size_t i, std::size_t g) {
+      return x[i] == y[g] || (std::isnan(x[i]) && std::isnan(y[g]));
+    };
+    std::fill(dx, dx + extents.size(), T(0));
+    if constexpr (std::is_same_v<A, AllAxes>) {
+      std::size_t ties = 0;
+      for (std::size_t i = 0; i < extents.size(); ++i) ties += picks(i, 0);
+      const T share = dy[0] / T(static_cast<double>(ties));
+      for (std::size_t i = 0; i < extents.size(); ++i)
+        if (picks(i, 0)) dx[i] = share;
+    } else {
+      small_buffer<unsigned char> taken(kept.size(), 0);
+      for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
+        if (!taken[g] && picks(i, g)) {
+          dx[i] = dy[g];
+          taken[g] = 1;
+        }
+      });
+    }
+  }
+};
+
+}  // namespace fusegrad::detail

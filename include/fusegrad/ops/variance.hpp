@@ -1,0 +1,88 @@
+// ops/variance.hpp -- variance over all or chosen axes with a chosen correction, its vector-Jacobian product,
+// and the standard deviation.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+#include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/ops/reduction_axes.hpp>
+#include <fusegrad/ops/sqrt.hpp>
+
+namespace fusegrad {
+
+/// The variance over the axes A of groups of n elements, divided by n - Correction (1: the
+/// unbiased estimate, PyTorch's default; 0: the population variance):
+///   value: y = sum_{reduced axes} (x - mean)^2 / (n - Correction); inf or NaN when
+///          n <= Correction, as in PyTorch
+///   vjp:   dx = dy * 2 (x - mean) / (n - Correction)
+template <AxesType A, keep_dims K, std::size_t Correction>
+struct variance_op {
+  static constexpr std::string_view name = "variance";
+  static constexpr std::string_view backward_name = "VarBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr std::size_t arity = 1;
+
+  template <ShapeLike S>
+  using result_shape = reduced_shape_t<S, A, K>;
+  static Extents result_extents(const Extents& x) { return detail::reduced_extents<A, K>(x, "fusegrad::variance"); }
+
+  template <class T>
+  static void value(T* y, const operands<T, 1>& in) {
+    const T* x = in.values[0];
+    const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::variance");
+    const detail::small_buffer<T> mean = means(in, kept);
+    std::fill(y, y + kept.size(), T(0));
+    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
+      const T d = x[i] - mean[g];
+      y[g] += d * d;
+    });
+    const T divisor = degrees_of_freedom<T>(in.extents[0], kept);
+    for (std::size_t g = 0; g < kept.size(); ++g) y[g] /= divisor;
+  }
+  template <std::size_t I, class T>
+  static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* /*y*/) {
+    const T* x = in.values[0];
+    const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::variance");
+    const detail::small_buffer<T> mean = means(in, kept);
+    const T scale = T(2) / degrees_of_freedom<T>(in.extents[0], kept);
+    detail::for_each_reduced_element(in.extents[0], kept,
+                                     [&](std::size_t i, std::size_t g) { dx[i] = dy[g] * scale * (x[i] - mean[g]); });
+  }
+
+ private:
+  template <class T>
+  static detail::small_buffer<T> means(const operands<T, 1>& in, const Extents& kept) {
+    detail::small_buffer<T> mean(kept.size(), T(0));
+    detail::for_each_reduced_element(in.extents[0], kept,
+                                     [&](std::size_t i, std::size_t g) { mean[g] += in.values[0][i]; });
+    const T n = T(static_cast<double>(detail::group_size(in.extents[0], kept)));
+    for (std::size_t g = 0; g < kept.size(); ++g) mean[g] /= n;
+    return mean;
+  }
+  template <class T>
+  static T degrees_of_freedom(const Extents& x, const Extents& kept) {
+    const std::size_t n = detail::group_size(x, kept);
+    return n > Correction ? T(static_cast<double>(n - Correction)) : T(0);
+  }
+};
+static_assert(MaterializedOp<variance_op<AllAxes, keep_dims::no, 1>> &&
+              MaterializedOp<variance_op<Axes<1>, keep_dims::yes, 0>>);
+
+/// The variance: `fg::variance(x)` (unbiased, over every axis), `fg::variance(x, fg::axes<1>)`,
+/// `fg::variance<0>(x, fg::axes<1>, fg::keepdims)` (correction 0: the population variance).
+template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+[[nodiscard]] constexpr auto variance(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
+  return detail::make_materialized<variance_op<A, K, Correction>>(std::forward<X>(x));
+}
+
+/// The standard deviation, sqrt(variance): `fg::stddev(x)`, `fg::stddev<0>(x, fg::axes<1>)`.
+/// Its gradient is infinite where the variance is 0, as sqrt's is.
+template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+[[nodiscard]] constexpr auto stddev(X&& x, A axes = {}, std::integral_constant<keep_dims, K> keep = {}) {
+  return sqrt(variance<Correction>(std::forward<X>(x), axes, keep));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,216 @@
+// ops/axis_reductions_test.cpp -- max and min over chosen axes, prod, logsumexp, variance, cumsum, softmax and
+// log_softmax: against PyTorch's figures (ties, zeros, inputs of +-1000) in every layer, and gradcheck.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <span>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "data/reductions/torch_reference.hpp"
+#include "support/expect_array.hpp"
+#include "support/expect_error.hpp"
+#include "support/gradcheck_layers.hpp"
+#include "support/typed_cases.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+namespace torch = fg::test::torch_reference;
+using fg::Extents;
+using fg::test::expect_array_near;
+
+// --- PyTorch's figures (tests/data/reductions/make_reference.py), float64, on a 2x3 input ------------------------
+
+// `actual` (n values) against PyTorch's, to 1e-12 relative.
+void expect_close(const double* actual, std::span<const double> expected, const char* what) {
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], 1e-12 * std::max(1.0, std::abs(expected[i]))) << what << ", element " << i;
+}
+
+// f's value at x and the gradient of sum(u * f(x)), in the static layer (a Var), recorded as one fused node, and
+// one node per op (fg::taped), all against PyTorch's.
+template <class F, std::size_t N>
+void expect_torch_figures(F f, const double (&x)[6], const double (&u)[N], const double (&value)[N],
+                          const double (&grad)[6]) {
+  fg::Var<double, fg::Shape<2, 3>> v;
+  std::copy(x, x + 6, v.value().data());
+  const Eigen::Array<double, Eigen::Dynamic, 1> upstream = Eigen::Map<const Eigen::ArrayXd>(u, N);
+  const auto [y, dx] = fg::vjp(f(v), upstream, v);
+  ASSERT_EQ(static_cast<std::size_t>(y.size()), N);
+  expect_close(y.data(), value, "static layer, value");
+  expect_close(dx.data(), grad, "static layer, gradient");
+
+  for (const bool per_op : {false, true}) {
+    const char* layer = per_op ? "fg::taped" : "fused tape node";
+    fg::Tensor t = fg::Tensor::from(std::span<const double>(x, 6), {2, 3}).requires_grad_();
+    const fg::Tensor result = per_op ? fg::taped(f(t)) : fg::Tensor(f(t));
+    ASSERT_EQ(result.numel(), N) << layer;
+    expect_close(result.data(), value, layer);
+    result.backward(fg::Tensor::from(std::span<const double>(u, N), result.shape()));
+    expect_close(t.grad().data(), grad, layer);
+  }
+}
+#define EXPECT_TORCH_FIGURES(f, name) \
+  expect_torch_figures(f, torch::name##_x, torch::name##_upstream, torch::name##_value, torch::name##_grad)
+
+TEST(AxisReductionsAgainstPyTorch, MaxOverAnAxisSendsTheGradientToTheFirstOfTiedMaxima) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::max(x, fg::axes<1>); }, max_dim1_ties);
+}
+TEST(AxisReductionsAgainstPyTorch, MinOverAnAxisSendsTheGradientToTheFirstOfTiedMinima) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::min(x, fg::axes<0>); }, min_dim0_ties);
+}
+TEST(AxisReductionsAgainstPyTorch, MaxOverEveryAxisSharesTheGradientAmongTies) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::max(x); }, max_all_ties);
+}
+TEST(AxisReductionsAgainstPyTorch, ProdWithOneZeroInAGroup) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::prod(x, fg::axes<1>); }, prod_dim1_zeros);
+}
+TEST(AxisReductionsAgainstPyTorch, ProdWithTwoZerosInAGroup) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::prod(x, fg::axes<0>); }, prod_dim0_two_zeros);
+}
+TEST(AxisReductionsAgainstPyTorch, ProdOfEverythingWithOneZero) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::prod(x); }, prod_all_one_zero);
+}
+TEST(AxisReductionsAgainstPyTorch, LogsumexpOfInputsNearPlusAndMinus1000) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::logsumexp(x, fg::axes<1>); }, logsumexp_dim1_large);
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::logsumexp(x, fg::axes<0, 1>); }, logsumexp_all_large);
+}
+TEST(AxisReductionsAgainstPyTorch, LogSoftmaxOfInputsNearPlusAndMinus1000) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::log_softmax(x, fg::axes<1>); }, log_softmax_dim1_large);
+}
+TEST(AxisReductionsAgainstPyTorch, SoftmaxOfInputsNearPlusAndMinus1000) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::softmax(x, fg::axes<0>); }, softmax_dim0_large);
+}
+TEST(AxisReductionsAgainstPyTorch, VarianceWithEitherCorrection) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::variance(x, fg::axes<1>); }, var_dim1_unbiased);
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::variance<0>(x, fg::axes<0>); }, var_dim0_population);
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::stddev(x); }, std_all_unbiased);
+}
+TEST(AxisReductionsAgainstPyTorch, CumsumAlongAnAxis) {
+  EXPECT_TORCH_FIGURES([](const auto& x) { return fg::cumsum(x, fg::axes<1>); }, cumsum_dim1);
+}
+
+// --- closed forms ------------------------------------------------------------------------------------------------
+
+// Softmax sums to 1 over its axes, and log_softmax is its log; the gradient of sum(softmax) is 0.
+TEST(AxisReductionsByHand, SoftmaxSumsToOneAndLogSoftmaxIsItsLog) {
+  fg::Var<double, fg::Shape<3, 4>> x;
+  x.value() << 1, 2, 3, 4, -1, 0, 1000, 2, 5, 5, 5, 5;
+  const auto p = fg::eval(fg::softmax(x, fg::axes<1>));
+  const auto log_p = fg::eval(fg::log_softmax(x, fg::axes<1>));
+  for (int row = 0; row < 3; ++row) EXPECT_NEAR(p.segment(4 * row, 4).sum(), 1.0, 1e-15);
+  for (int i = 0; i < 12; ++i)
+    if (p[i] > 1e-300) EXPECT_NEAR(std::log(p[i]), log_p[i], 1e-12) << i;
+  EXPECT_EQ(log_p[4], -1001.0);  // exact where softmax itself underflows to 0
+  EXPECT_LT(fg::grad(fg::sum(fg::softmax(x, fg::axes<1>)), x).abs().maxCoeff(), 1e-15);
+  EXPECT_EQ(p[6], 1.0);  // exp(1000 - 1000): no overflow
+}
+
+// The exact limits at +-inf: logsumexp of all -inf is -inf, with any +inf it is +inf.
+TEST(AxisReductionsByHand, LogsumexpAtInfinities) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const fg::Tensor x = fg::Tensor::from({-inf, -inf, 1.0, inf}, {2, 2});
+  const fg::Tensor y = fg::logsumexp(x, fg::axes<1>);
+  EXPECT_EQ(y.data()[0], -inf);
+  EXPECT_EQ(y.data()[1], inf);
+}
+
+// A NaN in a group is its max and its min, as in PyTorch.
+TEST(AxisReductionsByHand, MaxAndMinPropagateNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const fg::Tensor x = fg::Tensor::from({1.0, nan, 3.0, 4.0}, {2, 2});
+  const fg::Tensor largest = fg::max(x, fg::axes<1>), smallest = fg::min(x, fg::axes<1>);
+  EXPECT_TRUE(std::isnan(largest.data()[0]));
+  EXPECT_EQ(largest.data()[1], 4.0);
+  EXPECT_TRUE(std::isnan(smallest.data()[0]));
+  EXPECT_EQ(smallest.data()[1], 3.0);
+}
+
+// keepdims keeps the reduced axis as 1; reducing several axes at once reduces each.
+TEST(AxisReductionsByHand, ShapesWithAndWithoutKeepdims) {
+  fg::Var<double, fg::Shape<2, 3, 4>> x;
+  std::iota(x.value().data(), x.value().data() + 24, 0.0);
+  EXPECT_EQ(fg::max(x, fg::axes<1>).extents(), (Extents{2, 4}));
+  EXPECT_EQ(fg::min(x, fg::axes<0, 2>, fg::keepdims).extents(), (Extents{1, 3, 1}));
+  expect_array_near(fg::eval(fg::max(x, fg::axes<0, 2>)), {15, 19, 23});
+  expect_array_near(fg::eval(fg::prod(x, fg::axes<1>)),
+                    {0, 1 * 5 * 9, 2 * 6 * 10, 3 * 7 * 11, 12 * 16 * 20, 13 * 17 * 21, 14 * 18 * 22, 15 * 19 * 23});
+  static_assert(std::is_same_v<decltype(fg::variance(x, fg::axes<2>, fg::keepdims))::static_shape, fg::Shape<2, 3, 1>>);
+  static_assert(std::is_same_v<decltype(fg::cumsum(x, fg::axes<2>))::static_shape, fg::Shape<2, 3, 4>>);
+}
+
+// --- errors ------------------------------------------------------------------------------------------------------
+
+TEST(AxisReductionErrors, AnExtremumOverAnEmptyAxisIsAValueError) {
+  const fg::Tensor x = fg::Tensor::zeros({2, 0});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::Tensor(fg::min(x, fg::axes<1>)); },
+                                          {"fusegrad::min", "empty axis", "(2, 0)"});
+  EXPECT_EQ(fg::Tensor(fg::max(x, fg::axes<0>)).shape(), (Extents{0}));  // nothing to reduce: an empty result
+}
+
+TEST(AxisReductionErrors, AnAxisPastTheRankIsAShapeError) {
+  const fg::Tensor x = fg::Tensor::ones({3});
+  fg::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::cumsum(x, fg::axes<1>)); },
+                                          {"fusegrad::cumsum", "axis 1", "(3)"});
+  fg::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::logsumexp(x, fg::axes<2>)); },
+                                          {"fusegrad::logsumexp", "axis 2"});
+}
+
+// --- gradcheck in every layer, float and double, static and dyn shapes -----------------------------------------------
+
+template <class C>
+class AxisReductions : public ::testing::Test {
+ protected:
+  using T = typename C::value_type;
+  std::mt19937 rng{fg::test::typed_seed};
+
+  // Distinct values 0.25 apart, shuffled: no ties, so central differences can judge max and min.
+  typename C::template var<3, 4> distinct() {
+    auto x = C::template make_var<3, 4>(rng, 0, 1);
+    std::vector<double> values(12);
+    std::iota(values.begin(), values.end(), -6.0);
+    std::shuffle(values.begin(), values.end(), rng);
+    for (Eigen::Index i = 0; i < 12; ++i) x.value()[i] = static_cast<T>(values[std::size_t(i)] / 4);
+    return x;
+  }
+};
+TYPED_TEST_SUITE(AxisReductions, fg::test::AllCases, fg::test::CaseNames);
+
+TYPED_TEST(AxisReductions, MaxOverAxes) {
+  const auto x = this->distinct();
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::max(fg::sin(v), fg::axes<1>); }, x);
+}
+TYPED_TEST(AxisReductions, Min) {
+  const auto x = this->distinct();
+  fg::test::expect_gradcheck_in_every_layer(
+      [](const auto& v) { return fg::min(v * v, fg::axes<0>, fg::keepdims) * fg::exp(v); }, x);
+}
+TYPED_TEST(AxisReductions, Prod) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, 0.5, 1.5);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::prod(fg::sin(v), fg::axes<1>); }, x);
+}
+TYPED_TEST(AxisReductions, Logsumexp) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, -3, 3);
+  fg::test::expect_gradcheck_in_every_layer(
+      [](const auto& v) { return fg::logsumexp(v * v, fg::axes<0>, fg::keepdims) - v; }, x);
+}
+TYPED_TEST(AxisReductions, LogSoftmax) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, -3, 3);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::log_softmax(v, fg::axes<1>) * v; }, x);
+}
+TYPED_TEST(AxisReductions, Variance) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, -2, 2);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::variance(fg::exp(v), fg::axes<1>); }, x);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::stddev<0>(v, fg::axes<0>); }, x);
+}
+TYPED_TEST(AxisReductions, Cumsum) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, -2, 2);
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::square(fg::cumsum(v, fg::axes<1>)); }, x);
+}
+
+}  // namespace
