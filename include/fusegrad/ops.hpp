@@ -22,6 +22,7 @@
 #include <fusegrad/ops/minimum.hpp>
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/negate.hpp>
+#include <fusegrad/ops/outer.hpp>
 #include <fusegrad/ops/pow.hpp>
 #include <fusegrad/ops/prod.hpp>
 #include <fusegrad/ops/reciprocal.hpp>
@@ -51,6 +52,6 @@ using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, 
 using materialized_ops =
     boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op<>, min_op<>,
                          prod_op<AllAxes, keep_dims::no>, logsumexp_op<AllAxes, keep_dims::no>,
-                         variance_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>, matmul_op, transpose_op>;
+                         variance_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>, matmul_op, outer_op, transpose_op>;
 
 }  // namespace fusegrad
