@@ -32,6 +32,13 @@ struct matmul_layout {
   std::size_t batch_rank = 0;
   std::array<std::size_t, Extents::max_rank> result{};
   std::size_t result_rank = 0;
+
+  // How many matrix products the batch holds.
+  [[nodiscard]] constexpr std::size_t products() const noexcept {
+    std::size_t count = 1;
+    for (std::size_t axis = 0; axis < batch_rank; ++axis) count *= batch[axis];
+    return count;
+  }
 };
 
 constexpr matmul_layout matmul_rule(std::span<const std::size_t> a, std::span<const std::size_t> b) {
@@ -136,8 +143,7 @@ void for_each_matmul_block(const matmul_layout& layout, const Extents& a, const 
     a_step *= a_axis_extent;
     b_step *= b_axis_extent;
   }
-  std::size_t count = 1;
-  for (std::size_t axis = 0; axis < layout.batch_rank; ++axis) count *= layout.batch[axis];
+  const std::size_t count = layout.products();
   std::size_t a_offset = 0, b_offset = 0;
   for (std::size_t product = 0; product < count; ++product) {
     block(product * layout.m * layout.n, a_offset, b_offset);
@@ -186,17 +192,30 @@ struct matmul_op {
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 2>& in, const T* /*y*/) {
     const detail::matmul_layout layout = detail::checked_matmul_layout(in.extents[0], in.extents[1]);
-    std::fill(dx, dx + in.extents[I].size(), T(0));  // a broadcast operand's blocks receive several products
-    detail::for_each_matmul_block(layout, in.extents[0], in.extents[1],
-                                  [&](std::size_t out, std::size_t a, std::size_t b) {
-                                    const auto g = detail::matrix_view(dy + out, layout.m, layout.n);
-                                    if constexpr (I == 0)
-                                      detail::matrix_view(dx + a, layout.m, layout.k).noalias() +=
-                                          g * detail::matrix_view(in.values[1] + b, layout.k, layout.n).transpose();
-                                    else
-                                      detail::matrix_view(dx + b, layout.k, layout.n).noalias() +=
-                                          detail::matrix_view(in.values[0] + a, layout.m, layout.k).transpose() * g;
-                                  });
+    // Each block of the operand's gradient is written by one product, or, where the operand
+    // was broadcast over a batch axis, summed over several.
+    const std::size_t block = I == 0 ? layout.m * layout.k : layout.k * layout.n;
+    const bool summed = block != 0 && in.extents[I].size() / block != layout.products();
+    if (summed) std::fill(dx, dx + in.extents[I].size(), T(0));
+    detail::for_each_matmul_block(
+        layout, in.extents[0], in.extents[1], [&](std::size_t out, std::size_t a, std::size_t b) {
+          const auto g = detail::matrix_view(dy + out, layout.m, layout.n);
+          if constexpr (I == 0) {
+            auto da = detail::matrix_view(dx + a, layout.m, layout.k);
+            const auto product = g * detail::matrix_view(in.values[1] + b, layout.k, layout.n).transpose();
+            if (summed)
+              da.noalias() += product;
+            else
+              da.noalias() = product;
+          } else {
+            auto db = detail::matrix_view(dx + b, layout.k, layout.n);
+            const auto product = detail::matrix_view(in.values[0] + a, layout.m, layout.k).transpose() * g;
+            if (summed)
+              db.noalias() += product;
+            else
+              db.noalias() = product;
+          }
+        });
   }
 };
 static_assert(MaterializedOp<matmul_op>);
