@@ -104,8 +104,11 @@ TEST(AxisReductionsByHand, SoftmaxSumsToOneAndLogSoftmaxIsItsLog) {
   const auto p = fg::eval(fg::softmax(x, fg::axes<1>));
   const auto log_p = fg::eval(fg::log_softmax(x, fg::axes<1>));
   for (int row = 0; row < 3; ++row) EXPECT_NEAR(p.segment(4 * row, 4).sum(), 1.0, 1e-15);
-  for (int i = 0; i < 12; ++i)
-    if (p[i] > 1e-300) EXPECT_NEAR(std::log(p[i]), log_p[i], 1e-12) << i;
+  for (int i = 0; i < 12; ++i) {
+    if (p[i] > 1e-300) {
+      EXPECT_NEAR(std::log(p[i]), log_p[i], 1e-12) << i;
+    }
+  }
   EXPECT_EQ(log_p[4], -1001.0);  // exact where softmax itself underflows to 0
   EXPECT_LT(fg::grad(fg::sum(fg::softmax(x, fg::axes<1>)), x).abs().maxCoeff(), 1e-15);
   EXPECT_EQ(p[6], 1.0);  // exp(1000 - 1000): no overflow
