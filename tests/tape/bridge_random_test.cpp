@@ -60,6 +60,9 @@ constexpr Block blocks[] = {
     {"pow(1 + u * u, a)", 4, true},
     {"u - mean(u)", 2, true},
     {"u * sum(a)", 2, true},
+    {"u - logsumexp(u)", 2, true},
+    {"softmax(u) * a", 4, true},
+    {"u * prod(cos(a)) + variance<0>(u)", 4, true},
     {"softplus(u) - log_sigmoid(a)", 3, false},
 };
 constexpr int block_count = int(std::size(blocks));
@@ -104,6 +107,12 @@ fg::BasicTensor<T> apply_block(int block, const fg::BasicTensor<T>& u, const fg:
       return record(u - fg::mean(u));
     case 17:
       return record(u * fg::sum(a));
+    case 18:
+      return record(u - fg::logsumexp(u));
+    case 19:
+      return record(fg::softmax(u) * a);
+    case 20:
+      return record(u * fg::prod(fg::cos(a)) + fg::variance<0>(u));
     default:
       if constexpr (std::is_floating_point_v<T>) return record(fg::softplus(u) - fg::log_sigmoid(a));
       throw std::logic_error("a block that is not analytic has no complex form");
