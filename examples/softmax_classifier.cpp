@@ -48,7 +48,8 @@ int main() {
   }
 
   // Reading the model: each point's most likely class, and how sure the model is.
-  const fg::Tensor probabilities = fg::softmax(fg::matmul(x, w) + b, fg::axes<1>);
+  const fg::Tensor logits = fg::matmul(x, w) + b;  // a Tensor: softmax reads it twice, the product runs once
+  const fg::Tensor probabilities = fg::softmax(logits, fg::axes<1>);
   const fg::Tensor confidence = fg::max(probabilities, fg::axes<1>);
   std::size_t correct = 0;
   for (std::size_t i = 0; i < n; ++i)

@@ -125,6 +125,16 @@ TEST(MatmulShapes, BatchTimesVector) {
   fg::test::expect_gradcheck_in_every_layer([](const auto& x, const auto& y) { return fg::matmul(x, y); }, a, v);
 }
 
+// A vector times a batch of matrices: (3) x (2, 3, 2) -> (2, 2); the vector's gradient sums over the batch.
+TEST(MatmulShapes, VectorTimesBatch) {
+  const auto v = var_from<fg::Shape<3>>({1, -2, 0.5});
+  const auto b = var_from<fg::Shape<2, 3, 2>>(iota(12, -1, 0.25));
+  expect_value_in_every_layer(product, v, b, loop_matmul({1, -2, 0.5}, 1, iota(12, -1, 0.25), 2, 1, 3, 2),
+                              Extents{2, 2});
+  fg::test::expect_gradcheck_in_every_layer([](const auto& x, const auto& y) { return fg::sin(fg::matmul(x, y)); }, v,
+                                            b);
+}
+
 TEST(MatmulShapes, Outer) {
   const auto u = var_from<fg::Shape<2>>({1, -2});
   const auto v = var_from<fg::Shape<3>>({3, 4, 5});

@@ -61,7 +61,7 @@ constexpr Block blocks[] = {
     {"u - mean(u)", 2, true},
     {"u * sum(a)", 2, true},
     {"u - logsumexp(u)", 2, true},
-    {"softmax(u) * a", 4, true},
+    {"softmax(u, all_axes) * a", 4, true},
     {"u * prod(cos(a)) + variance<0>(u)", 4, true},
     {"softplus(u) - log_sigmoid(a)", 3, false},
 };
@@ -110,7 +110,7 @@ fg::BasicTensor<T> apply_block(int block, const fg::BasicTensor<T>& u, const fg:
     case 18:
       return record(u - fg::logsumexp(u));
     case 19:
-      return record(fg::softmax(u) * a);
+      return record(fg::softmax(u, fg::all_axes) * a);
     case 20:
       return record(u * fg::prod(fg::cos(a)) + fg::variance<0>(u));
     default:

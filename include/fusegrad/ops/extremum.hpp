@@ -16,11 +16,17 @@ namespace fusegrad::detail {
 // An extremum over the axes A, in the order Order gives (ops/max.hpp, ops/min.hpp):
 //   value: y_g = the first element of group g that no other element precedes in Order; NaN
 //          when the group holds one (PyTorch propagates NaN)
-//   vjp:   over all axes, dy shared evenly among the elements equal to y (torch.max(x));
-//          over chosen axes, dy to the element the forward picked, the first in row-major
-//          order (torch.max(x, dim), whose index argmax returns), 0 elsewhere.
+//   vjp:   over one axis, dy to the element the forward picked, the first in row-major order
+//          (torch.max(x, dim), whose index argmax returns); over several axes or all of them,
+//          dy shared evenly among the elements equal to y_g (torch.amax, torch.max(x)); 0 elsewhere
 template <class Order, AxesType A, keep_dims K>
 struct extremum_op : Order {
+  static constexpr bool one_axis = [] {
+    if constexpr (std::is_same_v<A, AllAxes>)
+      return false;
+    else
+      return A::values.size() == 1;
+  }();
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
   static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
   static constexpr std::size_t arity = 1;
@@ -56,19 +62,21 @@ struct extremum_op : Order {
       return x[i] == y[g] || (std::isnan(x[i]) && std::isnan(y[g]));
     };
     std::fill(dx, dx + extents.size(), T(0));
-    if constexpr (std::is_same_v<A, AllAxes>) {
-      std::size_t ties = 0;
-      for (std::size_t i = 0; i < extents.size(); ++i) ties += picks(i, 0);
-      const T share = dy[0] / T(static_cast<double>(ties));
-      for (std::size_t i = 0; i < extents.size(); ++i)
-        if (picks(i, 0)) dx[i] = share;
-    } else {
+    if constexpr (one_axis) {
       small_buffer<unsigned char> taken(kept.size(), 0);
       for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
         if (!taken[g] && picks(i, g)) {
           dx[i] = dy[g];
           taken[g] = 1;
         }
+      });
+    } else {
+      small_buffer<T> ties(kept.size(), T(0));
+      for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
+        if (picks(i, g)) ties[g] += T(1);
+      });
+      for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
+        if (picks(i, g)) dx[i] = dy[g] / ties[g];
       });
     }
   }

@@ -12,8 +12,8 @@ namespace fusegrad {
 
 /// The largest element over the axes A (see detail::extremum_op for value and VJP):
 ///   value: y = max_{reduced axes} x (NaN if any is NaN)
-///   vjp:   over all axes, dy / k to each of the k elements equal to y; over chosen axes, dy to
-///          the first maximal element of each reduced group (PyTorch's max(x) and max(x, dim))
+///   vjp:   over one axis, dy to the first maximal element of each group (PyTorch's max(x, dim));
+///          over several or all axes, dy / k to each of the k elements equal to y (PyTorch's amax, max(x))
 struct max_order {
   static constexpr std::string_view name = "max";
   static constexpr std::string_view backward_name = "MaxBackward";
@@ -32,8 +32,8 @@ using max_op = detail::extremum_op<max_order, A, K>;
 static_assert(MaterializedOp<max_op<>> && MaterializedOp<max_op<Axes<1>, keep_dims::yes>>);
 
 /// The largest element: `fg::max(x)`; over chosen axes, `fg::max(x, fg::axes<1>)` or
-/// `fg::max(x, fg::axes<1>, fg::keepdims)`. Its gradient goes to the maximum (shared among
-/// ties over all axes, to the first of them over chosen axes, as in PyTorch).
+/// `fg::max(x, fg::axes<1>, fg::keepdims)`. Its gradient goes to the maximum (to the first of
+/// tied maxima over one axis, shared among them over several, as in PyTorch).
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto max(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
   return detail::make_materialized<max_op<A, K>>(std::forward<X>(x));

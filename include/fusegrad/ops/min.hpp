@@ -12,8 +12,8 @@ namespace fusegrad {
 
 /// The smallest element over the axes A (see detail::extremum_op for value and VJP):
 ///   value: y = min_{reduced axes} x (NaN if any is NaN)
-///   vjp:   over all axes, dy / k to each of the k elements equal to y; over chosen axes, dy to
-///          the first minimal element of each reduced group (PyTorch's min(x) and min(x, dim))
+///   vjp:   over one axis, dy to the first minimal element of each group (PyTorch's min(x, dim));
+///          over several or all axes, dy / k to each of the k elements equal to y (PyTorch's amin, min(x))
 struct min_order {
   static constexpr std::string_view name = "min";
   static constexpr std::string_view backward_name = "MinBackward";

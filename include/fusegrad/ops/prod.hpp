@@ -13,7 +13,7 @@ namespace fusegrad {
 
 /// The product over the axes A:
 ///   value: y = prod_{reduced axes} x
-///   vjp:   dx_i = dy * prod_{j != i} x_j, computed as PyTorch does: dy * y / x_i when the
+///   vjp:   dx_i = dy * prod_{j != i} x_j, computed as PyTorch does: dy * (y / x_i) when the
 ///          group holds no zero; when it holds one, dy * (product of the others) at the zero
 ///          and 0 elsewhere; when it holds two or more, 0 everywhere
 template <AxesType A, keep_dims K>
@@ -49,7 +49,7 @@ struct prod_op {
     });
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
       if (zeros[g] == 0)
-        dx[i] = dy[g] * y[g] / x[i];
+        dx[i] = dy[g] * (y[g] / x[i]);  // y / x first: dy * y alone may overflow
       else if (zeros[g] == 1 && x[i] == T(0))
         dx[i] = dy[g] * nonzero_product[g];
       else

@@ -26,19 +26,21 @@ constexpr auto with_operand_twice(X&& x, F&& f) {
 }  // namespace detail
 
 /// log(softmax(x)) over the axes A: x - logsumexp(x, A, keepdims), stable at inputs of +-1000
-/// (PyTorch's log_softmax(x, dim), for any set of axes). Its gradient is the composition's:
-/// dx = dy - softmax(x) * sum_{A} dy.
-template <Differentiable X, AxesType A = AllAxes>
-[[nodiscard]] constexpr auto log_softmax(X&& x, A axes = {}) {
+/// (PyTorch's log_softmax(x, dim), for any set of axes: `fg::axes<1>`, or `fg::all_axes`). The
+/// axes are required, as PyTorch requires dim: over a batch of rows, the whole batch is rarely
+/// meant. Its gradient is the composition's: dx = dy - softmax(x) * sum_{A} dy. x appears twice
+/// in the expression: a costly x (a matmul) is best recorded as a Tensor first.
+template <Differentiable X, AxesType A>
+[[nodiscard]] constexpr auto log_softmax(X&& x, A axes) {
   return detail::with_operand_twice(std::forward<X>(x), [axes](auto&& a, auto&& b) {
     return std::forward<decltype(a)>(a) - logsumexp(std::forward<decltype(b)>(b), axes, keepdims);
   });
 }
 
 /// softmax over the axes A: exp(x - logsumexp(x, A, keepdims)), which sums to 1 over A and
-/// never overflows (PyTorch's softmax(x, dim), for any set of axes).
-template <Differentiable X, AxesType A = AllAxes>
-[[nodiscard]] constexpr auto softmax(X&& x, A axes = {}) {
+/// never overflows (PyTorch's softmax(x, dim), for any set of axes; required, as for log_softmax).
+template <Differentiable X, AxesType A>
+[[nodiscard]] constexpr auto softmax(X&& x, A axes) {
   return exp(log_softmax(std::forward<X>(x), axes));
 }
 

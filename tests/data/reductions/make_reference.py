@@ -16,6 +16,7 @@ CASES = [
     ("max_dim1_ties", [[1, 3, 3], [2, 2, -1]], lambda x: torch.max(x, dim=1).values, [1, 2]),
     ("min_dim0_ties", [[4, 1, 0], [4, 1, 5]], lambda x: torch.min(x, dim=0).values, [1, 2, 3]),
     ("max_all_ties", [[3, 1, 3], [0, 3, 2]], lambda x: torch.max(x), 1),
+    ("amax_keepdim_ties", [[3, 1, 3], [0, 3, 2]], lambda x: torch.amax(x, dim=(0, 1), keepdim=True), [[2]]),
     ("prod_dim1_zeros", [[1, 2, 3], [4, 0, 5]], lambda x: torch.prod(x, dim=1), [1, 2]),
     ("prod_dim0_two_zeros", [[0, 2, 0], [0, 3, 5]], lambda x: torch.prod(x, dim=0), [1, 2, 3]),
     ("prod_all_one_zero", [[1.5, 2, -3], [4, 0, 0.5]], lambda x: torch.prod(x), 1),

@@ -21,6 +21,12 @@ inline constexpr double max_all_ties_upstream[] = {1.0};
 inline constexpr double max_all_ties_value[] = {3.0};
 inline constexpr double max_all_ties_grad[] = {0.3333333333333333, 0.0, 0.3333333333333333, 0.0, 0.3333333333333333, 0.0};
 
+// amax_keepdim_ties
+inline constexpr double amax_keepdim_ties_x[] = {3.0, 1.0, 3.0, 0.0, 3.0, 2.0};
+inline constexpr double amax_keepdim_ties_upstream[] = {2.0};
+inline constexpr double amax_keepdim_ties_value[] = {3.0};
+inline constexpr double amax_keepdim_ties_grad[] = {0.6666666666666666, 0.0, 0.6666666666666666, 0.0, 0.6666666666666666, 0.0};
+
 // prod_dim1_zeros
 inline constexpr double prod_dim1_zeros_x[] = {1.0, 2.0, 3.0, 4.0, 0.0, 5.0};
 inline constexpr double prod_dim1_zeros_upstream[] = {1.0, 2.0};
