@@ -1,5 +1,5 @@
 // softmax_classifier.cpp -- three classes of points in the plane, a linear model trained with a stable
-// cross-entropy (log_softmax over the class axis), and the reductions that read its output.
+// cross-entropy (log_softmax over the class axis), and the reductions that read its output (argmax, max, min).
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -50,10 +50,10 @@ int main() {
   // Reading the model: each point's most likely class, and how sure the model is.
   const fg::Tensor logits = fg::matmul(x, w) + b;  // a Tensor: softmax reads it twice, the product runs once
   const fg::Tensor probabilities = fg::softmax(logits, fg::axes<1>);
+  const fg::Tensor predicted = fg::argmax(probabilities, fg::axes<1>);  // class indices, as doubles
   const fg::Tensor confidence = fg::max(probabilities, fg::axes<1>);
   std::size_t correct = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    correct += probabilities.data()[i * classes + label_of[i]] == confidence.data()[i];
+  for (std::size_t i = 0; i < n; ++i) correct += predicted.data()[i] == double(label_of[i]);
   const double accuracy = double(correct) / double(n);
   std::printf("loss %.4f -> %.4f (log 3 = %.4f at the start)\n", first_loss, loss_value, std::log(3.0));
   std::printf("accuracy %.3f, mean confidence %.3f, least confident %.3f\n", accuracy,

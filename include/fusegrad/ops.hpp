@@ -5,6 +5,8 @@
 
 #include <fusegrad/ops/abs.hpp>
 #include <fusegrad/ops/add.hpp>
+#include <fusegrad/ops/argmax.hpp>
+#include <fusegrad/ops/argmin.hpp>
 #include <fusegrad/ops/cos.hpp>
 #include <fusegrad/ops/cumsum.hpp>
 #include <fusegrad/ops/div.hpp>
@@ -51,7 +53,8 @@ using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, 
 // The materialised ops: whole-array results.
 using materialized_ops =
     boost::mp11::mp_list<sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op<>, min_op<>,
-                         prod_op<AllAxes, keep_dims::no>, logsumexp_op<AllAxes, keep_dims::no>,
-                         variance_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>, matmul_op, outer_op, transpose_op>;
+                         argmax_op<>, argmin_op<>, prod_op<AllAxes, keep_dims::no>,
+                         logsumexp_op<AllAxes, keep_dims::no>, variance_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>,
+                         matmul_op, outer_op, transpose_op>;
 
 }  // namespace fusegrad

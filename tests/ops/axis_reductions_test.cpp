@@ -1,7 +1,8 @@
-// ops/axis_reductions_test.cpp -- max and min over chosen axes, prod, logsumexp, variance, cumsum, softmax and
-// log_softmax: against PyTorch's figures (ties, zeros, inputs of +-1000) in every layer, and gradcheck.
+// ops/axis_reductions_test.cpp -- max, min, argmax and argmin over chosen axes, prod, logsumexp, variance, cumsum,
+// softmax and log_softmax: against PyTorch's figures (ties, zeros, inputs of +-1000) in every layer, and gradcheck.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -138,6 +139,25 @@ TEST(AxisReductionsByHand, MaxAndMinPropagateNaN) {
   EXPECT_EQ(smallest.data()[1], 3.0);
 }
 
+// argmax and argmin: the first extremum wins a tie (as in PyTorch), a NaN wins over numbers, the flat index over
+// all axes; in every layer, with no gradient through the indices.
+TEST(AxisReductionsByHand, ArgmaxAndArgminFindTheFirstExtremum) {
+  const fg::Tensor ties = fg::Tensor::from({1.0, 3, 3, 2, 2, -1}, {2, 3});
+  expect_array_near(fg::Tensor(fg::argmax(ties, fg::axes<1>)).eigen(), {1, 0});
+  expect_array_near(fg::Tensor(fg::argmin(ties, fg::axes<0>, fg::keepdims)).eigen(), {0, 1, 1});
+  EXPECT_EQ(fg::Tensor(fg::argmin(ties, fg::axes<0>, fg::keepdims)).shape(), (Extents{1, 3}));
+  EXPECT_EQ(fg::Tensor(fg::argmax(ties)).item(), 1.0);  // flat: the first 3
+  EXPECT_EQ(fg::Tensor(fg::argmin(ties)).item(), 5.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(fg::Tensor(fg::argmax(fg::Tensor::from({1.0, nan, 3.0}, {3}))).item(), 1.0);
+  fg::Var<double, fg::Shape<2, 3>> x;
+  x.value() << 1, 3, 3, 2, 2, -1;
+  const auto [indices, dx] = fg::vjp(fg::argmax(x, fg::axes<1>), 1.0, x);
+  expect_array_near(indices, {1, 0});
+  expect_array_near(dx, {0, 0, 0, 0, 0, 0});
+  static_assert(std::is_same_v<decltype(fg::argmax(x, fg::axes<0>))::static_shape, fg::Shape<3>>);
+}
+
 // keepdims keeps the reduced axis as 1; reducing several axes at once reduces each.
 TEST(AxisReductionsByHand, ShapesWithAndWithoutKeepdims) {
   fg::Var<double, fg::Shape<2, 3, 4>> x;
@@ -196,6 +216,16 @@ TYPED_TEST(AxisReductions, Min) {
   const auto x = this->distinct();
   fg::test::expect_gradcheck_in_every_layer(
       [](const auto& v) { return fg::min(fg::exp(v), fg::axes<0>, fg::keepdims) * fg::exp(v); }, x);
+}
+// d/dx sum(argmax(x) * x) is argmax(x) spread along the axis: the indices are constants to the gradient.
+TYPED_TEST(AxisReductions, Argmax) {
+  const auto x = this->distinct();
+  fg::test::expect_gradcheck_in_every_layer(
+      [](const auto& v) { return fg::argmax(v, fg::axes<1>, fg::keepdims) * fg::sin(v); }, x);
+}
+TYPED_TEST(AxisReductions, Argmin) {
+  const auto x = this->distinct();
+  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::argmin(v) * v; }, x);
 }
 TYPED_TEST(AxisReductions, Prod) {
   auto x = TypeParam::template make_var<3, 4>(this->rng, 0.5, 1.5);

@@ -1,0 +1,88 @@
+// ops/argmax.hpp -- where the largest element is, over one axis or all of them; no gradient flows through it.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/ops/max.hpp>
+#include <fusegrad/ops/min.hpp>
+#include <fusegrad/ops/reduction_axes.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// The position of the extremum in the order Order over the axes A: over one axis, the index
+// along it; over all axes, the flat row-major index (PyTorch's argmax(x, dim) and argmax(x)).
+// The first extremum wins a tie, a NaN wins over numbers, as the value of max and min.
+// Indices are values of the tensor's scalar type (exact below 2^24 in float, 2^53 in double).
+//   value: y_g = the index of the first extremum of group g
+//   vjp:   0: an index is piecewise constant in x
+template <class Order, AxesType A, keep_dims K>
+struct arg_extremum_op : Order {
+  static constexpr bool over_all_axes = std::is_same_v<A, AllAxes>;
+  static_assert(over_all_axes || extremum_op<Order, A, K>::one_axis,
+                "fusegrad::argmax/argmin: give one axis (fg::axes<1>) or none (the flat index over all axes)");
+  static constexpr vjp_needs needs = vjp_needs::none;
+  static constexpr bool analytic = false;  // piecewise constant: no complex form (check/gradcheck.hpp)
+  static constexpr std::size_t arity = 1;
+
+  template <ShapeLike S>
+  using result_shape = reduced_shape_t<S, A, K>;
+  static Extents result_extents(const Extents& x) { return extremum_op<Order, A, K>::result_extents(x); }
+
+  template <class T>
+  static void value(T* y, const operands<T, 1>& in) {
+    const T* x = in.values[0];
+    const Extents& extents = in.extents[0];
+    const Extents kept = kept_extents<A>(extents, Order::name.data());
+    // The index of element i along the reduced axis: (i / inner) % extent; over all axes, i.
+    std::size_t inner = 1, extent = extents.size();
+    if constexpr (!over_all_axes) {
+      for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
+      extent = extents[A::values[0]];
+    }
+    small_buffer<T> best(kept.size(), T(0));
+    small_buffer<unsigned char> found(kept.size(), 0);
+    for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
+      if (std::isnan(best[g]) && found[g]) return;  // a NaN was found first: it stays
+      if (!found[g] || Order::before(x[i], best[g]) || std::isnan(x[i])) {
+        best[g] = x[i];
+        found[g] = 1;
+        y[g] = T(static_cast<double>((i / inner) % extent));
+      }
+    });
+  }
+  template <std::size_t I, class T>
+  static void vjp(T* dx, const T* /*dy*/, const operands<T, 1>& in, const T* /*y*/) {
+    std::fill(dx, dx + in.extents[0].size(), T(0));
+  }
+};
+
+struct argmax_order : max_order {
+  static constexpr std::string_view name = "argmax";
+  static constexpr std::string_view backward_name = "ArgmaxBackward";
+};
+struct argmin_order : min_order {
+  static constexpr std::string_view name = "argmin";
+  static constexpr std::string_view backward_name = "ArgminBackward";
+};
+}  // namespace detail
+
+template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
+using argmax_op = detail::arg_extremum_op<detail::argmax_order, A, K>;
+static_assert(MaterializedOp<argmax_op<>> && MaterializedOp<argmax_op<Axes<1>, keep_dims::yes>>);
+
+/// The index of the largest element: `fg::argmax(x, fg::axes<1>)` along axis 1 (a class index
+/// per row), `fg::argmax(x)` the flat index over all axes. Values of x's scalar type; no
+/// gradient flows through them. `fg::argmin` in ops/argmin.hpp.
+template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+[[nodiscard]] constexpr auto argmax(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
+  return detail::make_materialized<argmax_op<A, K>>(std::forward<X>(x));
+}
+
+}  // namespace fusegrad
