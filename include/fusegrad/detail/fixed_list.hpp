@@ -8,6 +8,18 @@
 
 namespace fusegrad::detail {
 
+// `count`, which is never above Capacity, with the compiler told so: loops over a list of one
+// or two items then unroll into straight code.
+template <std::size_t Capacity, class N>
+[[nodiscard]] constexpr N at_most(N count) noexcept {
+#if defined(_MSC_VER)
+  __assume(count <= Capacity);
+#else
+  if (count > Capacity) __builtin_unreachable();
+#endif
+  return count;
+}
+
 // A fixed-capacity list: an expression's tensors are at most its leaf count, known at
 // compile time, so recording allocates nothing for them.
 template <class V, std::size_t Capacity>
@@ -23,16 +35,7 @@ struct fixed_list {
   [[nodiscard]] const V* begin() const { return items.data(); }
   [[nodiscard]] const V* end() const { return items.data() + size(); }
   [[nodiscard]] std::span<const V> span() const { return {items.data(), size()}; }
-  // Never above Capacity, and the compiler is told so: loops over a list of one or two
-  // tensors then unroll into straight code.
-  [[nodiscard]] std::size_t size() const {
-#if defined(_MSC_VER)
-    __assume(count <= Capacity);
-#else
-    if (count > Capacity) __builtin_unreachable();
-#endif
-    return count;
-  }
+  [[nodiscard]] std::size_t size() const { return at_most<Capacity>(count); }
   [[nodiscard]] bool empty() const { return count == 0; }
 };
 

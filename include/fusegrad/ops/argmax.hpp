@@ -1,7 +1,6 @@
 // ops/argmax.hpp -- where the largest element is, over one axis or all of them; no gradient flows through it.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
@@ -49,8 +48,7 @@ struct arg_extremum_op : Order {
     small_buffer<T> best(kept.size(), T(0));
     small_buffer<unsigned char> found(kept.size(), 0);
     for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
-      if (std::isnan(best[g]) && found[g]) return;  // a NaN was found first: it stays
-      if (!found[g] || Order::before(x[i], best[g]) || std::isnan(x[i])) {
+      if (!found[g] || extremum_op<Order, A, K>::replaces(x[i], best[g])) {
         best[g] = x[i];
         found[g] = 1;
         y[g] = T(static_cast<double>((i / inner) % extent));

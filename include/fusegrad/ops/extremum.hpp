@@ -48,9 +48,15 @@ struct extremum_op : Order {
     const Extents kept = kept_extents<A>(in.extents[0], Order::name.data());
     std::fill(y, y + kept.size(), Order::template start<T>());
     for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
-      if (Order::before(x[i], y[g]) || std::isnan(x[i])) [[unlikely]]
-        if (!std::isnan(y[g])) y[g] = x[i];
+      if (replaces(x[i], y[g])) [[unlikely]]
+        y[g] = x[i];
     });
+  }
+  // Whether `candidate` becomes a group's extremum in place of `current`: one that precedes
+  // it in Order, or a NaN, which then stays (argmax and argmin follow the same rule).
+  template <class T>
+  static bool replaces(T candidate, T current) {
+    return !std::isnan(current) && (Order::before(candidate, current) || std::isnan(candidate));
   }
 
   template <std::size_t I, class T>

@@ -333,27 +333,13 @@ class fused_node final : public node<typename E::value_type> {
     return k < 26 ? std::string(1, char('a' + k)) : concat("t", std::to_string(k));
   }
 
-  // this->inputs(), with the compiler told its bound: loops over one or two inputs unroll.
+  // this->inputs() and the tensors read, with their bounds known: loops over them unroll.
   [[nodiscard]] std::span<const edge<T>> grad_inputs() const noexcept {
-#if defined(_MSC_VER)
-    __assume(this->input_count <= grad_capacity);
-#else
-    if (this->input_count > grad_capacity) __builtin_unreachable();
-#endif
-    return {edges_.data(), this->input_count};
+    return {edges_.data(), at_most<grad_capacity>(this->input_count)};
   }
-
   // The tensors the expression reads (kept alive by it), and the version of each one's values at recording.
   [[nodiscard]] std::span<tensor_impl<T>* const> read() const noexcept { return {read_.data(), read_size()}; }
-  [[nodiscard]] std::size_t read_size() const noexcept {
-    // Never above capacity, and the compiler is told so: loops over one or two tensors unroll.
-#if defined(_MSC_VER)
-    __assume(read_count_ <= capacity);
-#else
-    if (read_count_ > capacity) __builtin_unreachable();
-#endif
-    return read_count_;
-  }
+  [[nodiscard]] std::size_t read_size() const noexcept { return at_most<capacity>(read_count_); }
 
   // The expression, alive until release_saved (this->released says): a std::optional would
   // keep a flag of its own, 8 bytes per node with padding.

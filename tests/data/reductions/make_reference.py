@@ -6,6 +6,8 @@ Each case: an input x (2x3, row-major), a PyTorch call, an upstream gradient u f
 file records the result and d(sum(u * result))/dx.
 """
 import pathlib
+import shutil
+import subprocess
 
 import torch
 
@@ -61,6 +63,8 @@ def main():
     lines.append("}  // namespace fusegrad::test::torch_reference")
     out = pathlib.Path(__file__).with_name("torch_reference.hpp")
     out.write_text("\n".join(lines) + "\n")
+    if shutil.which("clang-format"):  # the project's layout (.clang-format), as for every other header
+        subprocess.run(["clang-format", "-i", str(out)], check=True)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,15 @@ inline constexpr double min_dim0_ties_grad[] = {1.0, 2.0, 3.0, 0.0, 0.0, 0.0};
 inline constexpr double max_all_ties_x[] = {3.0, 1.0, 3.0, 0.0, 3.0, 2.0};
 inline constexpr double max_all_ties_upstream[] = {1.0};
 inline constexpr double max_all_ties_value[] = {3.0};
-inline constexpr double max_all_ties_grad[] = {0.3333333333333333, 0.0, 0.3333333333333333, 0.0, 0.3333333333333333, 0.0};
+inline constexpr double max_all_ties_grad[] = {0.3333333333333333, 0.0, 0.3333333333333333, 0.0,
+                                               0.3333333333333333, 0.0};
 
 // amax_keepdim_ties
 inline constexpr double amax_keepdim_ties_x[] = {3.0, 1.0, 3.0, 0.0, 3.0, 2.0};
 inline constexpr double amax_keepdim_ties_upstream[] = {2.0};
 inline constexpr double amax_keepdim_ties_value[] = {3.0};
-inline constexpr double amax_keepdim_ties_grad[] = {0.6666666666666666, 0.0, 0.6666666666666666, 0.0, 0.6666666666666666, 0.0};
+inline constexpr double amax_keepdim_ties_grad[] = {0.6666666666666666, 0.0, 0.6666666666666666, 0.0,
+                                                    0.6666666666666666, 0.0};
 
 // prod_dim1_zeros
 inline constexpr double prod_dim1_zeros_x[] = {1.0, 2.0, 3.0, 4.0, 0.0, 5.0};
@@ -49,19 +51,24 @@ inline constexpr double prod_all_one_zero_grad[] = {-0.0, -0.0, 0.0, -0.0, -18.0
 inline constexpr double logsumexp_dim1_large_x[] = {1000.0, 999.0, -1000.0, -1000.0, -1000.0, -999.0};
 inline constexpr double logsumexp_dim1_large_upstream[] = {1.0, 2.0};
 inline constexpr double logsumexp_dim1_large_value[] = {1000.3132616875182, -998.448555286068};
-inline constexpr double logsumexp_dim1_large_grad[] = {0.7310585786300168, 0.2689414213699995, 0.0, 0.4238831152341806, 0.4238831152341806, 1.1522337695316847};
+inline constexpr double logsumexp_dim1_large_grad[] = {0.7310585786300168, 0.2689414213699995, 0.0,
+                                                       0.4238831152341806, 0.4238831152341806, 1.1522337695316847};
 
 // logsumexp_all_large
 inline constexpr double logsumexp_all_large_x[] = {1000.0, 1000.0, 998.0, -1000.0, 0.0, 1.0};
 inline constexpr double logsumexp_all_large_upstream[] = {1.0};
 inline constexpr double logsumexp_all_large_value[] = {1000.7586236756795};
-inline constexpr double logsumexp_all_large_grad[] = {0.4683105308335, 0.4683105308335, 0.06337893833304016, 0.0, 0.0, 0.0};
+inline constexpr double logsumexp_all_large_grad[] = {
+    0.4683105308335, 0.4683105308335, 0.06337893833304016, 0.0, 0.0, 0.0};
 
 // log_softmax_dim1_large
 inline constexpr double log_softmax_dim1_large_x[] = {1000.0, 999.0, -1000.0, -1000.0, -1000.0, -999.0};
 inline constexpr double log_softmax_dim1_large_upstream[] = {1.0, 2.0, 3.0, -1.0, 0.5, 2.0};
-inline constexpr double log_softmax_dim1_large_value[] = {-0.31326168751822286, -1.3132616875182228, -2000.3132616875182, -1.551444713932051, -1.551444713932051, -0.5514447139320511};
-inline constexpr double log_softmax_dim1_large_grad[] = {-3.3863514717800296, 0.3863514717800294, 3.0, -1.3179123364256282, 0.18208766357437184, 1.1358246728512564};
+inline constexpr double log_softmax_dim1_large_value[] = {-0.31326168751822286, -1.3132616875182228,
+                                                          -2000.3132616875182,  -1.551444713932051,
+                                                          -1.551444713932051,   -0.5514447139320511};
+inline constexpr double log_softmax_dim1_large_grad[] = {-3.3863514717800296, 0.3863514717800294,  3.0,
+                                                         -1.3179123364256282, 0.18208766357437184, 1.1358246728512564};
 
 // softmax_dim0_large
 inline constexpr double softmax_dim0_large_x[] = {1000.0, 0.0, -5.0, -1000.0, 1.0, -5.0};
@@ -73,7 +80,8 @@ inline constexpr double softmax_dim0_large_grad[] = {0.0, 0.2949178998622228, 0.
 inline constexpr double var_dim1_unbiased_x[] = {1.0, 2.0, 4.0, 3.0, -1.0, 0.5};
 inline constexpr double var_dim1_unbiased_upstream[] = {1.0, 2.0};
 inline constexpr double var_dim1_unbiased_value[] = {2.333333333333333, 4.083333333333333};
-inline constexpr double var_dim1_unbiased_grad[] = {-1.3333333333333335, -0.3333333333333335, 1.6666666666666665, 4.333333333333333, -3.666666666666667, -0.6666666666666667};
+inline constexpr double var_dim1_unbiased_grad[] = {-1.3333333333333335, -0.3333333333333335, 1.6666666666666665,
+                                                    4.333333333333333,   -3.666666666666667,  -0.6666666666666667};
 
 // var_dim0_population
 inline constexpr double var_dim0_population_x[] = {1.0, 2.0, 4.0, 3.0, -1.0, 0.5};
@@ -85,7 +93,8 @@ inline constexpr double var_dim0_population_grad[] = {-1.0, 3.0, 5.25, 1.0, -3.0
 inline constexpr double std_all_unbiased_x[] = {1.0, 2.0, 4.0, 3.0, -1.0, 0.5};
 inline constexpr double std_all_unbiased_upstream[] = {1.0};
 inline constexpr double std_all_unbiased_value[] = {1.800462903440853};
-inline constexpr double std_all_unbiased_grad[] = {-0.06479815076650884, 0.04628439340464919, 0.2684494817469653, 0.15736693757580722, -0.2869632391088249, -0.12033942285208786};
+inline constexpr double std_all_unbiased_grad[] = {-0.06479815076650884, 0.04628439340464919, 0.2684494817469653,
+                                                   0.15736693757580722,  -0.2869632391088249, -0.12033942285208786};
 
 // cumsum_dim1
 inline constexpr double cumsum_dim1_x[] = {1.0, 2.0, 4.0, 3.0, -1.0, 0.5};
