@@ -69,6 +69,11 @@ concept OpSpec = requires {
 
 /// An element-wise unary op spec: its value and VJP as Eigen array expressions (checked
 /// here on Eigen::ArrayXd). See ops/sin.hpp.
+///
+/// The op concepts are checked where a node is made (unary_expr's constraint) and, for every
+/// op that ops.hpp lists, in tests/static/op_specs_static_test.cpp. An op header does not
+/// static_assert them: deducing the value and VJP types instantiates Eigen expressions, which
+/// would cost every translation unit that includes fusegrad, used or not.
 template <class Op>
 concept UnaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
   Op::value(a);

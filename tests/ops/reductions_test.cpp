@@ -126,8 +126,7 @@ TYPED_TEST(Reductions, Sum) {
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v); }, x);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v, fg::axes<1>); }, x);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(fg::sin(v), fg::axes<0>, fg::keepdims); }, x);
-  fg::test::expect_gradcheck_in_every_layer(
-      [](const auto& v) { return fg::sum(fg::sin(v), fg::axes<0>, fg::keepdims); }, x);
+  TypeParam::expect_gradcheck([](const auto& v) { return fg::sum(fg::sin(v), fg::axes<0>, fg::keepdims); }, x);
   auto y = TypeParam::template make_var<2, 3, 4>(this->rng, -2, 2);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v * v, fg::axes<0, 2>, fg::keepdims); }, y);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::sum(v * v, fg::axes<1>); }, y);
@@ -138,7 +137,7 @@ TYPED_TEST(Reductions, Mean) {
   auto x = TypeParam::template make_var<5, 30>(this->rng, -2, 2);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(v); }, x);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(fg::exp(v), fg::axes<1>); }, x);
-  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::mean(fg::exp(v), fg::axes<1>); }, x);
+  TypeParam::expect_gradcheck([](const auto& v) { return fg::mean(fg::exp(v), fg::axes<1>); }, x);
   auto y = TypeParam::template make_var<2, 3, 4>(this->rng, -2, 2);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::mean(v * v, fg::axes<0, 2>, fg::keepdims); }, y);
   expect_array_near(fg::eval(fg::mean(y)), {double(y.value().mean())}, 1e-6);
@@ -162,7 +161,7 @@ TYPED_TEST(Reductions, Max) {
   EXPECT_EQ(double(fg::eval(fg::max(x))), double(T(7.4)));
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::max(v); }, x);
   fg::test::expect_gradients_match_fd([](auto& v) { return fg::max(fg::sin(v)); }, x);
-  fg::test::expect_gradcheck_in_every_layer([](const auto& v) { return fg::max(fg::sin(v)); }, x);
+  TypeParam::expect_gradcheck([](const auto& v) { return fg::max(fg::sin(v)); }, x);
 }
 
 TEST(ReductionErrors, MaxOfAnEmptyArrayIsAValueError) {

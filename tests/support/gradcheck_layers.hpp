@@ -23,13 +23,24 @@ BasicTensor<typename V::value_type> tensor_of(const V& var) {
   return BasicTensor<T>::from(std::span<const T>(var.data(), var.extents().size()), var.extents());
 }
 
-/// Checks the gradient of sum(f(inputs...)) with fg::gradcheck, with the inputs as the Vars
-/// given, then as Tensors recorded in one fused node, then one node per op. `f` is generic
+/// sum(f(inputs...)) as a function for fg::gradcheck.
+template <class F>
+auto sum_of(F f) {
+  return [f](const auto&... x) { return sum(f(x...)); };
+}
+
+/// Checks the gradient of sum(f(vars...)) with fg::gradcheck in the static layer. `f` is generic
 /// (`[](const auto& x) { ... }`), so the references run in double and through the complex step.
 template <class F, class... Vars>
-void expect_gradcheck_in_every_layer(F f, const Vars&... vars) {
-  const auto total = [f](const auto&... x) { return sum(f(x...)); };
-  EXPECT_TRUE(testing::gradcheck(total, vars...)) << "static layer";
+void expect_gradcheck_in_static_layer(F f, const Vars&... vars) {
+  EXPECT_TRUE(testing::gradcheck(sum_of(f), vars...)) << "static layer";
+}
+
+/// Checks the gradient of sum(f(tensors...)), with the vars' values as Tensors, recorded in one
+/// fused node, then one node per op (fg::taped).
+template <class F, class... Vars>
+void expect_gradcheck_on_the_tape(F f, const Vars&... vars) {
+  const auto total = sum_of(f);
   EXPECT_TRUE(testing::gradcheck(total, tensor_of(vars)...)) << "tape, one fused node";
   // A recorded tensor tells gradcheck whether its graph is analytic only at run time, after fn
   // has been compiled for complex tensors too; an op that is real only (softplus) would not
@@ -46,6 +57,13 @@ void expect_gradcheck_in_every_layer(F f, const Vars&... vars) {
         tensor_of(vars)...))
         << "tape, one node per op (fg::taped)";
   }
+}
+
+/// Both: the gradient of sum(f(...)) in the static layer, in a fused tape node and through fg::taped.
+template <class F, class... Vars>
+void expect_gradcheck_in_every_layer(F f, const Vars&... vars) {
+  expect_gradcheck_in_static_layer(f, vars...);
+  expect_gradcheck_on_the_tape(f, vars...);
 }
 
 }  // namespace fusegrad::test

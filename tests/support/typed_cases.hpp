@@ -12,6 +12,8 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "support/gradcheck_layers.hpp"
+
 namespace fusegrad::test {
 
 /// One typed-test case: a scalar type, and whether shapes are declared static or dyn.
@@ -37,6 +39,15 @@ struct Case {
     std::uniform_real_distribution<double> dist(lo, hi);
     for (Eigen::Index i = 0; i < v.value().size(); ++i) v.value()[i] = static_cast<T>(dist(rng));
     return v;
+  }
+
+  /// fg::gradcheck of sum(f(vars...)) in the layers this case covers: the static layer always,
+  /// the tape layers in the dyn case only. A tensor's shape is a run-time value whatever the var
+  /// declares, so the static case would compile and run the same tape checks a second time.
+  template <class F, class... Vars>
+  static void expect_gradcheck(F f, const Vars&... vars) {
+    expect_gradcheck_in_static_layer(f, vars...);
+    if constexpr (Dynamic) expect_gradcheck_on_the_tape(f, vars...);
   }
 
   /// A Var of extents (E...) holding `values` (row-major, converted to T).

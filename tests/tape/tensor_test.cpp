@@ -1,6 +1,7 @@
 // tape/tensor_test.cpp -- Tensor and FloatTensor: factories, handle semantics, accessors, detach, in-place rules.
 #include <cmath>
 #include <cstddef>
+#include <numbers>
 #include <type_traits>
 #include <vector>
 
@@ -170,6 +171,23 @@ TYPED_TEST(TensorTyped, RandAndRandnAreReproducibleForEqualSeeds) {
   EXPECT_EQ(n1.shape(), (Extents{2, 5}));
   EXPECT_TRUE((n1.eigen() == n2.eigen()).all());
   EXPECT_FALSE((n1.eigen() == n3.eigen()).all());
+}
+
+// The generator is specified, not the standard library's: SplitMix64's published outputs for seed 0
+// (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4), whose top 53 bits are the uniforms, and the Box-Muller
+// pair made from them.
+TYPED_TEST(TensorTyped, RandAndRandnGiveTheSameValuesOnEveryPlatform) {
+  using Tensor = typename TestFixture::Tensor;
+  const double u0 = double(0xe220a8397b1dcdafULL >> 11) * 0x1.0p-53;
+  const double u1 = double(0x6e789e6aa1b965f4ULL >> 11) * 0x1.0p-53;
+  const Tensor u = Tensor::rand({2}, 0);
+  EXPECT_EQ(u.eigen()[0], TypeParam(u0));
+  EXPECT_EQ(u.eigen()[1], TypeParam(u1));
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - u0));
+  const double angle = 2.0 * std::numbers::pi * u1;
+  const Tensor n = Tensor::randn({2}, 0);
+  EXPECT_EQ(n.eigen()[0], TypeParam(radius * std::cos(angle)));
+  EXPECT_EQ(n.eigen()[1], TypeParam(radius * std::sin(angle)));
 }
 
 TYPED_TEST(TensorTyped, RandnHasMeanZeroAndStandardDeviationOne) {

@@ -20,7 +20,6 @@ struct abs_op {
   static auto value(const auto& x) { return x.abs(); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.sign(); }
 };
-static_assert(UnaryOp<abs_op>);
 
 /// Element-wise abs: y = |x|.
 [[nodiscard]] constexpr auto abs(Differentiable auto&& x) {

@@ -73,7 +73,6 @@ struct argmin_order : min_order {
 
 template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using argmax_op = detail::arg_extremum_op<detail::argmax_order, A, K>;
-static_assert(MaterializedOp<argmax_op<>> && MaterializedOp<argmax_op<Axes<1>, keep_dims::yes>>);
 
 /// The index of the largest element: `fg::argmax(x, fg::axes<1>)` along axis 1 (a class index
 /// per row), `fg::argmax(x)` the flat index over all axes. Values of x's scalar type; no

@@ -12,7 +12,6 @@ namespace fusegrad {
 /// argmin's op spec: detail::arg_extremum_op in the order of min (ops/argmax.hpp).
 template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using argmin_op = detail::arg_extremum_op<detail::argmin_order, A, K>;
-static_assert(MaterializedOp<argmin_op<>> && MaterializedOp<argmin_op<Axes<0>, keep_dims::yes>>);
 
 /// The index of the smallest element: `fg::argmin(x, fg::axes<0>)`, `fg::argmin(x)` (flat).
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>

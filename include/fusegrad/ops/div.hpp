@@ -23,7 +23,6 @@ struct div_op {
   static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) { return dy / b; }
   static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& y) { return -dy * y / b; }
 };
-static_assert(BinaryOp<div_op>);
 
 namespace detail {
 // Whether b is statically one value while a is not: then a / b is a * (1 / b).

@@ -22,7 +22,6 @@ struct expm1_op {
     return dy * (y + T(1));
   }
 };
-static_assert(UnaryOp<expm1_op>);
 
 /// Element-wise expm1: y = exp(x) - 1.
 [[nodiscard]] constexpr auto expm1(Differentiable auto&& x) {

@@ -22,7 +22,6 @@ struct log1p_op {
     return dy / (x + T(1));
   }
 };
-static_assert(UnaryOp<log1p_op>);
 
 /// Element-wise log1p: y = log(1 + x).
 [[nodiscard]] constexpr auto log1p(Differentiable auto&& x) {

@@ -23,7 +23,6 @@ struct log_sigmoid_op {
   static auto value(const auto& x) { return -softplus_op::value(-x); }
   static auto vjp(const auto& dy, const auto& x, const auto& y) { return softplus_op::vjp(dy, -x, y); }
 };
-static_assert(UnaryOp<log_sigmoid_op>);
 
 /// Element-wise log(sigmoid(x)), finite for every finite x.
 [[nodiscard]] constexpr auto log_sigmoid(Differentiable auto&& x) {

@@ -57,8 +57,6 @@ struct logsumexp_op {
                                      [&](std::size_t i, std::size_t g) { dx[i] = dy[g] * exp(x[i] - y[g]); });
   }
 };
-static_assert(MaterializedOp<logsumexp_op<AllAxes, keep_dims::no>> &&
-              MaterializedOp<logsumexp_op<Axes<1>, keep_dims::yes>>);
 
 /// log(sum(exp(x))), stable: `fg::logsumexp(x)`, `fg::logsumexp(x, fg::axes<1>, fg::keepdims)`.
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>

@@ -218,7 +218,6 @@ struct matmul_op {
         });
   }
 };
-static_assert(MaterializedOp<matmul_op>);
 
 /// Matrix product: `fg::matmul(W, X)` for W (m,k) and X (k,n); W (m,k) and a vector v (k) give
 /// (m); vectors u, v (k) give their dot product, a scalar; (B,m,k) and (k,n) give (B,m,n).

@@ -29,7 +29,6 @@ struct max_order {
 };
 template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using max_op = detail::extremum_op<max_order, A, K>;
-static_assert(MaterializedOp<max_op<>> && MaterializedOp<max_op<Axes<1>, keep_dims::yes>>);
 
 /// The largest element: `fg::max(x)`; over chosen axes, `fg::max(x, fg::axes<1>)` or
 /// `fg::max(x, fg::axes<1>, fg::keepdims)`. Its gradient goes to the maximum (to the first of

@@ -35,7 +35,6 @@ struct mean_op : sum_op<A, K> {
         scale<T>(in.extents[0].size() / std::max<std::size_t>(reduced, 1));
   }
 };
-static_assert(MaterializedOp<mean_op<AllAxes, keep_dims::no>> && MaterializedOp<mean_op<Axes<0>, keep_dims::yes>>);
 
 /// Mean of all elements, or over chosen axes: `fg::mean(x)`, `fg::mean(x, fg::axes<0>, fg::keepdims)`.
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>

@@ -29,7 +29,6 @@ struct min_order {
 };
 template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using min_op = detail::extremum_op<min_order, A, K>;
-static_assert(MaterializedOp<min_op<>> && MaterializedOp<min_op<Axes<1>, keep_dims::yes>>);
 
 /// The smallest element: `fg::min(x)`, `fg::min(x, fg::axes<0>)`, `fg::min(x, fg::axes<0>, fg::keepdims)`.
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>

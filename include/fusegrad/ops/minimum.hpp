@@ -28,7 +28,6 @@ struct minimum_op {
     return dy * ((b < a).template cast<T>() + T(0.5) * (a == b).template cast<T>());
   }
 };
-static_assert(BinaryOp<minimum_op>);
 
 /// Element-wise minimum(a, b) with NumPy broadcasting; either side may be a plain number.
 template <class A, class B>

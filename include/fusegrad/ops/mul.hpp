@@ -21,7 +21,6 @@ struct mul_op {
   static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) { return dy * b; }
   static auto vjp_rhs(const auto& dy, const auto& a, const auto& /*b*/, const auto& /*y*/) { return dy * a; }
 };
-static_assert(BinaryOp<mul_op>);
 
 /// `a * b` with NumPy broadcasting; either side may be a plain number.
 template <class A, class B>

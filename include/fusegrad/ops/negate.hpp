@@ -19,7 +19,6 @@ struct negate_op {
   static auto value(const auto& x) { return -x; }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return -dy; }
 };
-static_assert(UnaryOp<negate_op>);
 
 /// Negation: y = -x.
 template <Differentiable X>

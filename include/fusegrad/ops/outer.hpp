@@ -77,7 +77,6 @@ struct outer_op {
     return detail::matrix_view(in.values[k], size(in, k), 1);
   }
 };
-static_assert(MaterializedOp<outer_op>);
 
 /// The outer product of two vectors: `fg::outer(a, b)` is (m, n) for a (m) and b (n).
 template <Differentiable A, Differentiable B>

@@ -31,7 +31,6 @@ struct pow_op {
     return (a == T(0) && b.real() >= 0).select(T(0), dy * y * a.log());
   }
 };
-static_assert(BinaryOp<pow_op>);
 
 /// Element-wise pow(a, b) with NumPy broadcasting; either side may be a plain number.
 template <class A, class B>

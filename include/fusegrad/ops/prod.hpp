@@ -57,7 +57,6 @@ struct prod_op {
     });
   }
 };
-static_assert(MaterializedOp<prod_op<AllAxes, keep_dims::no>> && MaterializedOp<prod_op<Axes<1>, keep_dims::yes>>);
 
 /// The product: `fg::prod(x)`, `fg::prod(x, fg::axes<1>)`, `fg::prod(x, fg::axes<1>, fg::keepdims)`.
 template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>

@@ -19,7 +19,6 @@ struct reciprocal_op {
   static auto value(const auto& x) { return x.inverse(); }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return -dy * y.square(); }
 };
-static_assert(UnaryOp<reciprocal_op>);
 
 /// Element-wise reciprocal: y = 1 / x.
 [[nodiscard]] constexpr auto reciprocal(Differentiable auto&& x) {

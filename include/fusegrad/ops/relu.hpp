@@ -26,7 +26,6 @@ struct relu_op {
     return dy * (x > T(0)).template cast<T>();
   }
 };
-static_assert(UnaryOp<relu_op>);
 
 /// Element-wise relu: y = max(x, 0).
 [[nodiscard]] constexpr auto relu(Differentiable auto&& x) {

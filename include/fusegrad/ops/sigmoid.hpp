@@ -22,7 +22,6 @@ struct sigmoid_op {
     return dy * (y * (T(1) - y));
   }
 };
-static_assert(UnaryOp<sigmoid_op>);
 
 /// Element-wise sigmoid: y = 1 / (1 + exp(-x)).
 [[nodiscard]] constexpr auto sigmoid(Differentiable auto&& x) {

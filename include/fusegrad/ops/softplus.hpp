@@ -29,7 +29,6 @@ struct softplus_op {
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.logistic(); }
 };
-static_assert(UnaryOp<softplus_op>);
 
 /// Element-wise softplus: y = log(1 + exp(x)), finite for every finite x.
 [[nodiscard]] constexpr auto softplus(Differentiable auto&& x) {

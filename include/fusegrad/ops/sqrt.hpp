@@ -22,7 +22,6 @@ struct sqrt_op {
     return dy * (T(0.5) / y);
   }
 };
-static_assert(UnaryOp<sqrt_op>);
 
 /// Element-wise sqrt: y = sqrt(x).
 [[nodiscard]] constexpr auto sqrt(Differentiable auto&& x) {

@@ -22,7 +22,6 @@ struct square_op {
     return dy * (T(2) * x);
   }
 };
-static_assert(UnaryOp<square_op>);
 
 /// Element-wise square: y = x^2.
 [[nodiscard]] constexpr auto square(Differentiable auto&& x) {

@@ -22,7 +22,6 @@ struct tan_op {
     return dy * (T(1) + y.square());
   }
 };
-static_assert(UnaryOp<tan_op>);
 
 /// Element-wise tan: y = tan(x).
 [[nodiscard]] constexpr auto tan(Differentiable auto&& x) {

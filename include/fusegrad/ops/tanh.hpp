@@ -22,7 +22,6 @@ struct tanh_op {
     return dy * (T(1) - y.square());
   }
 };
-static_assert(UnaryOp<tanh_op>);
 
 /// Element-wise tanh: y = tanh(x).
 [[nodiscard]] constexpr auto tanh(Differentiable auto&& x) {

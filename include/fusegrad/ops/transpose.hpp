@@ -68,7 +68,6 @@ struct transpose_op {
     detail::matrix_view(out, c, r) = detail::matrix_view(in, r, c).transpose();
   }
 };
-static_assert(MaterializedOp<transpose_op>);
 
 /// Matrix transpose: `fg::transpose(W)`.
 template <Differentiable X>

@@ -68,8 +68,6 @@ struct variance_op {
     return n > Correction ? T(static_cast<double>(n - Correction)) : T(0);
   }
 };
-static_assert(MaterializedOp<variance_op<AllAxes, keep_dims::no, 1>> &&
-              MaterializedOp<variance_op<Axes<1>, keep_dims::yes, 0>>);
 
 /// The variance: `fg::variance(x)` (unbiased, over every axis), `fg::variance(x, fg::axes<1>)`,
 /// `fg::variance<0>(x, fg::axes<1>, fg::keepdims)` (correction 0: the population variance).

@@ -3,13 +3,12 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
@@ -19,16 +18,6 @@
 #include <fusegrad/tape/tensor_impl.hpp>
 
 namespace fusegrad::detail {
-
-// Where run_backward's pass count starts (see there).
-inline std::uint64_t random_start() noexcept {
-  try {
-    std::random_device device;
-    return (std::uint64_t(device()) << 32) ^ device();
-  } catch (...) {  // no entropy source: the time of the first backward will do
-    return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) << 20;
-  }
-}
 
 // Backpropagates `seed` (shaped like root) through the graph that produced root. Each node
 // runs once, after every consumer of its output has sent its gradient (Kahn's algorithm on
@@ -43,10 +32,10 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
     return;
   }
   // Each backward marks the nodes it reaches with its own pass number (unique across
-  // threads), so no mark needs clearing afterwards. The count starts at a random point: a
-  // program whose shared libraries each hold their own copy of this counter still never
-  // gives two backwards over one graph the same number.
-  static std::atomic<std::uint64_t> passes{random_start()};
+  // threads), so no mark needs clearing afterwards. A program whose shared libraries each
+  // hold their own copy of this counter has copies at different addresses: each count starts
+  // at a scrambled address, so two copies' numbers would meet only after some 2^60 backwards.
+  static std::atomic<std::uint64_t> passes{mix64(reinterpret_cast<std::uintptr_t>(&passes))};
   const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
   node<T>* const top = root.grad_fn.get();
   top->pass = pass;

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
-#include <random>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -18,6 +17,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/eigen_extents.hpp>
@@ -138,17 +138,16 @@ class BasicTensor {
   static BasicTensor view(T* data, const Extents& e) {
     return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
   }
-  /// Uniform values in [0, 1), from an explicit seed (std::mt19937_64).
+  /// Uniform values in [0, 1) from an explicit seed: the same values for a seed on every
+  /// platform (detail/random_numbers.hpp), unlike the standard library's distributions.
   static BasicTensor rand(const Extents& e, std::uint64_t seed) {
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(0.0, 1.0);
-    return generate(e, [&] { return T(dist(gen)); });
+    detail::random_numbers numbers(seed);
+    return generate(e, [&] { return T(numbers.uniform()); });
   }
-  /// Standard normal values, from an explicit seed (std::mt19937_64).
+  /// Standard normal values from an explicit seed, the same on every platform.
   static BasicTensor randn(const Extents& e, std::uint64_t seed) {
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> dist(0.0, 1.0);
-    return generate(e, [&] { return T(dist(gen)); });
+    detail::random_numbers numbers(seed);
+    return generate(e, [&] { return T(numbers.normal()); });
   }
 
   // Accessors.

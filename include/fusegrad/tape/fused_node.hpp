@@ -23,28 +23,14 @@
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
+#include <fusegrad/tape/flat_op.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/tensor_sinks.hpp>
 
 namespace fusegrad::detail {
-
-// Routes each tensor leaf occurrence to the gradient destination of the node input it is.
-template <class T>
-struct tensor_sinks {
-  std::span<const edge<T>> inputs;
-  std::span<T* const> grads;
-
-  template <class L>
-  typename L::value_type* sink_for(const L& leaf) const {
-    if constexpr (is_tensor_v<L> && L::takes_grad) {
-      for (std::size_t k = 0; k < inputs.size(); ++k)
-        if (inputs[k].input == leaf.impl()) return grads[k];
-    }
-    return nullptr;
-  }
-};
 
 // A recorded static expression. It keeps the expression (tensor leaves are handles, so
 // their values stay alive) and recomputes the element-wise chain block by block during
@@ -65,21 +51,8 @@ class fused_node final : public node<typename E::value_type> {
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
   using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
 
-  // One element-wise op on tensors (and numbers held in the node): when its operands have
-  // the output's size (no broadcasting, which a taped node of same-shaped or scalar tensors
-  // usually is), the op spec's value and VJP run straight on Eigen maps; the sweep gives the
-  // same numbers with more bookkeeping than a one-op node can afford.
-  template <class X>
-  static constexpr bool direct_operand = is_tensor_v<X> || X::kind == node_kind::leaf;
-  static constexpr bool single_op = [] {
-    if constexpr (is_unary_expr_v<E>)
-      return is_tensor_v<node_t<decltype(E::x)>>;
-    else if constexpr (E::kind == node_kind::elementwise)
-      return direct_operand<node_t<decltype(E::lhs)>> && direct_operand<node_t<decltype(E::rhs)>> &&
-             (is_tensor_v<node_t<decltype(E::lhs)>> || is_tensor_v<node_t<decltype(E::rhs)>>);
-    else
-      return false;
-  }();
+  // One element-wise op on tensors and numbers: flat_op runs it when nothing is broadcast.
+  static constexpr bool single_op = flat_op<E>::applies;
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -95,7 +68,7 @@ class fused_node final : public node<typename E::value_type> {
       edges_[k] = {grad_leaves.items[k]->grad_fn, grad_leaves.items[k]};
     this->input_edges = edges_.data();
     this->input_count = static_cast<std::uint32_t>(grad_leaves.size());
-    flat_ = is_flat();
+    if constexpr (single_op) flat_ = flat_op<E>::operands_fit(expr_, this->size);
   }
   fused_node(const fused_node&) = delete;
   fused_node& operator=(const fused_node&) = delete;
@@ -123,7 +96,7 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) const {
-    if (!compute_flat(out)) evaluate_into(expr_, output_extents(), out);
+    if (!evaluate_flat(out)) evaluate_into(expr_, output_extents(), out);
     if (anomaly_detection) [[unlikely]]
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
@@ -132,16 +105,13 @@ class fused_node final : public node<typename E::value_type> {
 
   // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
+    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
     if constexpr (single_op) {
       if (flat_) {  // most taped nodes: the op spec's VJP on flat maps (never deferred: value_out is null)
-        if (this->size == 1)
-          backward_single_op<1>(grad_output, input_grads);
-        else
-          backward_single_op(grad_output, input_grads);
+        flat_op<E>::backward(expr_, this->size, grad_output, sinks);
         return;
       }
     }
-    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
     if constexpr (deferrable) {
       // One value upstream of a sum or mean: forward and reverse share one loop.
       const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
@@ -220,93 +190,15 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  // Output-sized memory as a flat array; N = 1 for one element, which Eigen then handles as
-  // a fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
-  template <int N = Eigen::Dynamic>
-  [[nodiscard]] Eigen::Map<Eigen::Array<T, N, 1>> map(T* p) const {
-    return {p, static_cast<Eigen::Index>(this->size)};
-  }
-  template <int N = Eigen::Dynamic>
-  [[nodiscard]] Eigen::Map<const Eigen::Array<T, N, 1>> map(const T* p) const {
-    return {p, static_cast<Eigen::Index>(this->size)};
-  }
-  // A single op whose operands all have the output's size: flat element-wise, nothing broadcast.
-  [[nodiscard]] bool is_flat() const {
-    const std::size_t n = this->size;
-    if constexpr (!single_op)
-      return false;
-    else if constexpr (is_unary_expr_v<E>)
-      return size_of(expr_.x) == n;
-    else
-      return size_of(expr_.lhs) == n && size_of(expr_.rhs) == n;
-  }
-  // The values of a leaf of the expression (a tensor is defined: fused() checked it).
-  template <class L>
-  static const T* values_of(const L& leaf) {
-    if constexpr (is_tensor_v<L>)
-      return leaf.impl()->data();
-    else
-      return leaf.data();
-  }
-  template <class L>
-  static std::size_t size_of(const L& leaf) {
-    if constexpr (is_tensor_v<L>)
-      return leaf.impl()->extents.size();
-    else
-      return leaf.extents().size();
-  }
   // The value of a flat single op, straight from the op spec; false when the sweep must run.
-  bool compute_flat(T* out) const {
+  bool evaluate_flat(T* out) const {
     if constexpr (single_op) {
       if (flat_) {
-        if (this->size == 1)
-          map<1>(out) = op_value<1>(expr_);
-        else
-          map(out) = op_value(expr_);
+        flat_op<E>::value(expr_, this->size, out);
         return true;
       }
     }
     return false;
-  }
-  template <int N = Eigen::Dynamic>
-  auto op_value(const E& e) const {
-    using Op = typename E::op;
-    if constexpr (is_unary_expr_v<E>)
-      return Op::value(map<N>(values_of(e.x)));
-    else
-      return Op::value(map<N>(values_of(e.lhs)), map<N>(values_of(e.rhs)));
-  }
-  // The VJP of a flat single op, added into its operands' gradient destinations. The output
-  // values, when the VJP reads them, are recomputed (once, not once per use): into a
-  // register for one element, else into a buffer.
-  template <int N = Eigen::Dynamic>
-  void backward_single_op(const T* grad_output, std::span<T* const> input_grads) const {
-    using Op = typename E::op;
-    const E& e = expr_;
-    const auto dy = map<N>(grad_output);
-    if constexpr (!needs_output(Op::needs)) {
-      add_operand_vjps<N>(e, dy, op_value<N>(e), input_grads);  // y is never evaluated
-    } else if constexpr (N == 1) {
-      const Eigen::Array<T, 1, 1> y = op_value<1>(e);
-      add_operand_vjps<1>(e, dy, y, input_grads);
-    } else {
-      small_buffer<T> kept(this->size);
-      map<N>(kept.data()) = op_value<N>(e);
-      add_operand_vjps<N>(e, dy, map<N>(static_cast<const T*>(kept.data())), input_grads);
-    }
-  }
-  template <int N, class Dy, class Y>
-  void add_operand_vjps(const E& e, const Dy& dy, const Y& y, std::span<T* const> input_grads) const {
-    using Op = typename E::op;
-    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
-    if constexpr (is_unary_expr_v<E>) {
-      if (T* g = sinks.sink_for(e.x)) map<N>(g) += Op::vjp(dy, map<N>(values_of(e.x)), y);
-    } else {
-      const auto a = map<N>(values_of(e.lhs));
-      const auto b = map<N>(values_of(e.rhs));
-      if (T* g = sinks.sink_for(e.lhs)) map<N>(g) += Op::vjp_lhs(dy, a, b, y);
-      if (T* g = sinks.sink_for(e.rhs)) map<N>(g) += Op::vjp_rhs(dy, a, b, y);
-    }
   }
 
   // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
@@ -352,7 +244,7 @@ class fused_node final : public node<typename E::value_type> {
   static_assert(capacity <= UINT16_MAX, "fused_node: an expression reads at most 65535 tensors");
   std::uint16_t read_count_ = 0;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
-  bool flat_ = false;      // is_flat(), decided at recording
+  bool flat_ = false;      // flat_op<E>::operands_fit, decided at recording
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, recomputes them from its operands in the rare case
   // it needs them (broadcasting): a retained taped op is 80 bytes smaller.

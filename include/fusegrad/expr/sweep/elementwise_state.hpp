@@ -2,6 +2,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -32,8 +33,11 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
 
   template <int N, bool Keep, bool Known = false>
   struct frame {
-    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
-    typename operand_state::template frame<N, needs_input(Op::needs)> x;
+    using operand_frame = typename operand_state::template frame<N, needs_input(Op::needs)>;
+    using lazy_value = decltype(Op::value(std::declval<const operand_frame&>().value()));
+    static constexpr bool store =
+        !Known && (Keep || needs_output(Op::needs) || lazy_depth_v<lazy_value> > max_lazy_depth);
+    operand_frame x;
     [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
                                              std::conditional_t<store, block_t<value_type, N>, nothing>>
         y;
@@ -54,7 +58,8 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
 
     template <class D>
     void backward(const D& dy, registers& r) {
-      if constexpr (node_t<X>::takes_grad) x.backward(Op::vjp(dy, x.value(), value()), r.x);
+      if constexpr (node_t<X>::takes_grad)
+        x.backward(bounded_lazy<value_type, N>(Op::vjp(dy, x.value(), value())), r.x);
     }
   };
 };
@@ -91,10 +96,15 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
 
   template <int N, bool Keep, bool Known = false>
   struct frame {
-    static constexpr bool store = !Known && (Keep || needs_output(Op::needs));
+    using lhs_frame = typename lhs_state::template frame<N, needs_input(Op::needs)>;
+    using rhs_frame = typename rhs_state::template frame<N, needs_input(Op::needs)>;
+    using lazy_value =
+        decltype(Op::value(std::declval<const lhs_frame&>().value(), std::declval<const rhs_frame&>().value()));
+    static constexpr bool store =
+        !Known && (Keep || needs_output(Op::needs) || lazy_depth_v<lazy_value> > max_lazy_depth);
     static constexpr bool grad_lhs = node_t<L>::takes_grad, grad_rhs = node_t<R>::takes_grad;
-    typename lhs_state::template frame<N, needs_input(Op::needs)> lhs;
-    typename rhs_state::template frame<N, needs_input(Op::needs)> rhs;
+    lhs_frame lhs;
+    rhs_frame rhs;
     [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
                                              std::conditional_t<store, block_t<value_type, N>, nothing>>
         y;
@@ -127,8 +137,10 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
    private:
     template <class D>
     void propagate(const D& dy, registers& r) {
-      if constexpr (grad_lhs) lhs.backward(Op::vjp_lhs(dy, lhs.value(), rhs.value(), value()), r.lhs);
-      if constexpr (grad_rhs) rhs.backward(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value()), r.rhs);
+      if constexpr (grad_lhs)
+        lhs.backward(bounded_lazy<value_type, N>(Op::vjp_lhs(dy, lhs.value(), rhs.value(), value())), r.lhs);
+      if constexpr (grad_rhs)
+        rhs.backward(bounded_lazy<value_type, N>(Op::vjp_rhs(dy, lhs.value(), rhs.value(), value())), r.rhs);
     }
   };
 };

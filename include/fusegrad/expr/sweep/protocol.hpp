@@ -4,13 +4,16 @@
 // them all, and is what code that runs a sweep includes.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <type_traits>
+#include <utility>
 
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/segment_access.hpp>
+#include <fusegrad/expr/storage.hpp>
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
@@ -21,6 +24,32 @@ template <class T, int N>
 using const_block_map = Eigen::Map<const Eigen::Array<T, N, 1>>;
 template <class T, int N>
 using block_map = Eigen::Map<Eigen::Array<T, N, 1>>;
+
+// lazy_depth_v<D>: how deeply the Eigen expression type D nests (0 for an array or a map).
+// A block's values and gradients pass from node to node as lazy expressions, so that a chain
+// compiles to one Eigen loop. Every node instantiates its own expression type, and each names
+// all the types below it, so a chain of n ops costs the compiler n^2; past max_lazy_depth a
+// frame evaluates the expression into a block instead (a store that stays in L1), which keeps
+// deep chains linear and leaves the usual short ones untouched.
+template <class D>
+struct lazy_depth : std::integral_constant<int, 0> {};
+template <template <class...> class Expr, class... Args>
+struct lazy_depth<Expr<Args...>>
+    : std::integral_constant<int, 1 + std::max({0, lazy_depth<std::remove_cv_t<Args>>::value...})> {};
+template <class D>
+inline constexpr int lazy_depth_v = lazy_depth<std::remove_cvref_t<D>>::value;
+inline constexpr int max_lazy_depth = 8;
+
+// bounded_lazy<T, N>(d): d itself, or d evaluated into a block of N values when it nests past
+// max_lazy_depth. Used on the expression passed to an operand's backward; the result lives
+// until the end of the full expression that calls it.
+template <class T, int N, class D>
+[[gnu::always_inline]] inline decltype(auto) bounded_lazy(D&& d) {
+  if constexpr (lazy_depth_v < D >> max_lazy_depth)
+    return block_t<T, N>(d);
+  else
+    return std::forward<D>(d);
+}
 
 // is_evaluated_v<D>: D already sits in memory (an array or a map), so reading it twice is free.
 template <class D>

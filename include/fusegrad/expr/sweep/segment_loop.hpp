@@ -8,6 +8,7 @@
 
 #include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/sweep/protocol.hpp>
+#include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
@@ -53,14 +54,22 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   constexpr std::size_t size = static_size_v<Segment>;
   if constexpr (size != dyn) {
     constexpr Eigen::Index full = Eigen::Index(size) / B, tail = Eigen::Index(size) % B;
-    for (Eigen::Index i = 0; i < full; ++i) block(std::integral_constant<int, int(B)>{}, i * B, B);
+    if constexpr (full > 0)  // a static size below B instantiates no full-block frames
+      for (Eigen::Index i = 0; i < full; ++i) block(std::integral_constant<int, int(B)>{}, i * B, B);
     if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
-  } else if (const auto total = static_cast<Eigen::Index>(segment.size()); total == 1) {
-    block(std::integral_constant<int, 1>{}, 0, 1);  // scalars at run time (tensors): a fixed-size block, no size checks
   } else {
-    Eigen::Index i = 0;
-    for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
-    if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+    const auto total = static_cast<Eigen::Index>(segment.size());
+    // Tensors are often scalars: for them a fixed-size block without size checks. Shapes
+    // with a static rank (Shape<dyn>) rarely hold one element at run time, and a third kind
+    // of frame for every node would cost their compile time more than it saves them.
+    constexpr bool scalar_block = std::is_same_v<Segment, AnyShape>;
+    if (scalar_block && total == 1) {
+      if constexpr (scalar_block) block(std::integral_constant<int, 1>{}, 0, 1);
+    } else {
+      Eigen::Index i = 0;
+      for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
+      if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+    }
   }
   if constexpr (sweeps_back) state.fold(registers);
   if constexpr (requires { consume.fold(); }) consume.fold();

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""compile_cost.py -- what compiling code that uses fusegrad costs, against a unit that uses Eigen alone.
+
+Usage: bash scripts/compile-cost (or python3 benchmarks/compile_cost/compile_cost.py [--runs N]
+       [--cxx g++] [--flags "..."] [--include DIR ...]).
+Each unit in this folder is compiled to an object file right after the Eigen-only unit, so the
+two share the machine's load of that moment; a unit's ratio is the median over runs of those
+pairs' user CPU time. nested.cpp.in becomes units of 30 and 100 nested tanh. Prints a Markdown
+table; benchmarks/results/compile-cost.md records one run with the method.
+"""
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# (unit, what it is, goal as a ratio to the Eigen-only unit or None)
+UNITS = (
+    ("include_only", "`#include <fusegrad/fusegrad.hpp>` alone", None),
+    ("small_gradient", "`value_and_grad(x * sin(x), x)`, one scalar Var", 1.3),
+    ("nested_30", "`value_and_grad(sum(tanh(...tanh(x))), x)`, 30 deep, a vector Var", 2.0),
+    ("nested_100", "the same, 100 deep", 3.0),
+    ("small_tape", "a scalar Tensor, `fg::taped(x * sin(x) + exp(x) / x)`, `backward()`", None),
+)
+
+
+def write_nested(directory, depth):
+    with open(os.path.join(HERE, "nested.cpp.in")) as f:
+        source = f.read()
+    path = os.path.join(directory, f"nested_{depth}.cpp")
+    with open(path, "w") as f:
+        f.write(source.replace("NESTED", "fg::tanh(" * depth + "x" + ")" * depth))
+    return path
+
+
+def user_seconds(command):
+    """Runs command; returns the user CPU time of it and its children (the compiler's cc1plus)."""
+    before = os.times()
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    after = os.times()
+    if result.returncode != 0:
+        sys.exit(f"compile_cost.py: {shlex.join(command)} failed:\n{result.stderr}")
+    return after.children_user - before.children_user
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
+    parser.add_argument("--flags", default="-std=c++20 -O3 -march=native")
+    parser.add_argument("--include", action="append", default=[os.path.join(ROOT, "include"), "/usr/include/eigen3"])
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as work:
+        sources = {name: os.path.join(HERE, f"{name}.cpp") for name, _, _ in UNITS if not name.startswith("nested")}
+        sources["nested_30"] = write_nested(work, 30)
+        sources["nested_100"] = write_nested(work, 100)
+        sources["eigen_only"] = os.path.join(HERE, "eigen_only.cpp")
+        base = [args.cxx, *shlex.split(args.flags), *(f"-I{d}" for d in args.include), "-c", "-o",
+                os.path.join(work, "unit.o")]
+        times = {name: [] for name in sources}
+        ratios = {name: [] for name, _, _ in UNITS}
+        for run in range(args.runs):
+            for name, _, _ in UNITS:
+                reference = user_seconds(base + [sources["eigen_only"]])
+                seconds = user_seconds(base + [sources[name]])
+                times["eigen_only"].append(reference)
+                times[name].append(seconds)
+                ratios[name].append(seconds / reference)
+                print(f"run {run + 1}: {name} {seconds:.2f} s, Eigen only {reference:.2f} s", file=sys.stderr)
+
+    version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    print(f"{version}, `{args.flags}`, {args.runs} runs; user CPU, median\n")
+    print("| unit | user CPU | / Eigen only | goal |")
+    print("|---|---:|---:|---:|")
+    print(f"| Eigen only: `(x * x.sin()).sum()` on an `ArrayXd` | {statistics.median(times['eigen_only']):.1f} s | 1 | |")
+    for name, what, goal in UNITS:
+        ratio = statistics.median(ratios[name])
+        verdict = "" if goal is None else f"{goal:g} ({'met' if ratio <= goal else 'missed'})"
+        print(f"| {what} | {statistics.median(times[name]):.1f} s | {ratio:.2f} | {verdict} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+// compile_cost/small_tape.cpp -- a small program on the tape: one fused node, one backward.
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+double gradient(double at) {
+  fg::Tensor x = fg::Tensor::scalar(at);
+  x.requires_grad_();
+  fg::Tensor y = fg::taped(x * fg::sin(x) + fg::exp(x) / x);
+  y.backward();
+  return x.grad().item();
+}
