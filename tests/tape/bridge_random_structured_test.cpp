@@ -1,0 +1,112 @@
+// tape/bridge_random_structured_test.cpp -- random chains of blocks with kinks, extrema, running sums and matrix
+// products (support/random_chains.hpp), and the test that the block tables together draw every operation.
+#include <cstddef>
+#include <numbers>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+#include <Eigen/Core>
+#include <boost/mp11/algorithm.hpp>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/random_chains.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::test::Block;
+
+// Leaves hold multiples of 1/8, and blocks add and multiply them, so a kink placed at a simple
+// number (abs at -0.3) is met exactly by some chain, and central differences straddle it. The
+// kinks sit at 1/pi instead, which no short sum or product of such numbers reaches.
+constexpr double kink = std::numbers::inv_pi;
+
+// Distinct offsets (i + 1) / (64 pi n) for the n elements of u. Equal values are common (equal
+// leaves give equal results); added before an extremum, these break the ties, where max has no
+// derivative, by far more than the central differences' step.
+template <class T>
+fg::BasicTensor<T> tie_breaker(const fg::BasicTensor<T>& u) {
+  const auto n = static_cast<Eigen::Index>(u.numel());
+  const Eigen::ArrayX<T> offsets = Eigen::ArrayX<T>::LinSpaced(n, T(1), T(n)) * T(kink / double(64 * n));
+  return fg::BasicTensor<T>::from(offsets, u.shape());
+}
+
+struct StructuredBlocks {
+  static constexpr Block table[] = {
+      {"abs(u + kink) * a", 3, false, true},
+      {"relu(u - kink) + u", 3, false, false},
+      {"maximum(u, a + kink) - minimum(u, kink - a)", 5, false, true},
+      {"u - max(u + ties)", 3, false, false},
+      {"u * min(u + ties)", 3, false, false},
+      {"u * argmax(u + ties)", 3, false, false},
+      {"u - argmin(u + ties)", 3, false, false},
+      {"cumsum(u, axes<0>)", 1, true, false, 1, 8},
+      {"u + 0.1 * matmul(u, matmul(transpose(u), u))", 5, true, false, 2, 2},
+      {"u + 0.1 * matmul(outer(u, sin(u)), u)", 5, true, false, 1, 1},
+  };
+  static constexpr std::span<const Block> blocks = table;
+
+  template <class T, class Record>
+  static fg::BasicTensor<T> apply(int block, const fg::BasicTensor<T>& u, const fg::BasicTensor<T>& a, Record record) {
+    switch (block) {
+      case 7:
+        return record(fg::cumsum(u, fg::axes<0>));
+      case 8:
+        return record(u + 0.1 * fg::matmul(u, fg::matmul(fg::transpose(u), u)));
+      case 9:
+        return record(u + 0.1 * fg::matmul(fg::outer(u, fg::sin(u)), u));
+      default:
+        break;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (block) {
+        case 0:
+          return record(fg::abs(u + kink) * a);
+        case 1:
+          return record(fg::relu(u - kink) + u);
+        case 2:
+          return record(fg::maximum(u, a + kink) - fg::minimum(u, kink - a));
+        case 3:
+          return record(u - fg::max(u + tie_breaker(u)));
+        case 4:
+          return record(u * fg::min(u + tie_breaker(u)));
+        case 5:
+          return record(u * fg::argmax(u + tie_breaker(u)));
+        case 6:
+          return record(u - fg::argmin(u + tie_breaker(u)));
+        default:
+          break;
+      }
+    }
+    throw std::logic_error("no block " + std::to_string(block) + " for this scalar type");
+  }
+};
+static_assert(std::size(StructuredBlocks::table) == 10, "apply() has one case per block of the table");
+[[maybe_unused]] const bool registered = fg::test::register_block_table<StructuredBlocks>();
+
+RC_GTEST_PROP(BridgeRandom, StructuredChainsAgree, ()) { fg::test::check_random_chain<StructuredBlocks>(); }
+
+// Every operation of ops.hpp appears in some block of this executable's tables: an op added to
+// the library without a block fails here, by name.
+TEST(BridgeRandom, TheBlocksDrawEveryOperation) {
+  std::set<std::string> drawn;
+  for (auto op_names : fg::test::block_tables()) drawn.merge(op_names());
+  ASSERT_GE(fg::test::block_tables().size(), 2u) << "both block tables registered";
+  auto expect_drawn = [&](auto op) {
+    const std::string name(decltype(op)::name);
+    EXPECT_TRUE(drawn.contains(name)) << "no random-chain block records " << name
+                                      << "; add one to a table in tests/tape/bridge_random*_test.cpp";
+  };
+  boost::mp11::mp_for_each<fg::unary_ops>(expect_drawn);
+  boost::mp11::mp_for_each<fg::binary_ops>(expect_drawn);
+  boost::mp11::mp_for_each<fg::materialized_ops>(expect_drawn);
+}
+
+}  // namespace
