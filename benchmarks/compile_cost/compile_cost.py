@@ -53,8 +53,10 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     parser.add_argument("--flags", default="-std=c++20 -O3 -march=native")
-    parser.add_argument("--include", action="append", default=[os.path.join(ROOT, "include"), "/usr/include/eigen3"])
+    parser.add_argument("--include", action="append", help="an include directory (default: this project's "
+                        "include/ and /usr/include/eigen3; giving one replaces both)")
     args = parser.parse_args()
+    args.include = args.include or [os.path.join(ROOT, "include"), "/usr/include/eigen3"]
 
     with tempfile.TemporaryDirectory() as work:
         sources = {name: os.path.join(HERE, f"{name}.cpp") for name, _, _ in UNITS if not name.startswith("nested")}
