@@ -1,4 +1,5 @@
-// compile_cost/small_tape.cpp -- a small program on the tape: one fused node, one backward.
+// compile_cost/small_tape.cpp -- a small program on the tape: five ops recorded by fg::taped, one node each, and a
+// backward.
 #include <fusegrad/fusegrad.hpp>
 
 namespace fg = fusegrad;

@@ -21,10 +21,11 @@ namespace {
 
 using fg::Tensor;
 
-// What a failed step must leave alone: every register's values and gradient, bit for bit. A value
-// that cannot be read (a deferred sum whose input changed in place refuses) counts as it is.
+// What a failed step must leave alone: every register's values and gradient, bit for bit. A
+// value still deferred (a sum whose backward has not run) is recorded as pending, not read:
+// reading it would compute it, and the paths that settle deferred values would go unfuzzed.
 struct Reading {
-  bool readable = false;
+  enum { undefined, pending, unreadable, read } state = undefined;
   Eigen::ArrayXd values;
 };
 struct Snapshot {
@@ -33,10 +34,11 @@ struct Snapshot {
 
 Reading read(const Tensor& t) {
   if (!t.defined()) return {};
+  if (t.impl()->value_pending.load()) return {Reading::pending, {}};
   try {
-    return {true, Eigen::ArrayXd(t.eigen())};
+    return {Reading::read, Eigen::ArrayXd(t.eigen())};
   } catch (const fg::error&) {
-    return {};
+    return {Reading::unreadable, {}};
   }
 }
 
@@ -49,8 +51,13 @@ Snapshot take(const std::vector<Tensor>& regs) {
   return s;
 }
 
-bool same_bits(const Reading& a, const Reading& b) {
-  return a.readable == b.readable && a.values.size() == b.values.size() &&
+// `after` holds what `before` held. A pending value may have been settled meanwhile (computed,
+// as it would have been when read), which changes nothing.
+bool same_bits(const Reading& before, const Reading& after) {
+  if (before.state == Reading::pending) return true;
+  const Reading& a = before;
+  const Reading& b = after;
+  return a.state == b.state && a.values.size() == b.values.size() &&
          (a.values.size() == 0 ||  // an empty array's data() may be null, which memcmp may not see
           std::memcmp(a.values.data(), b.values.data(), sizeof(double) * std::size_t(a.values.size())) == 0);
 }
@@ -94,9 +101,12 @@ class Machine {
       case 1:
         unary(pick());
         break;
-      case 2:
-        binary(pick(), pick());
+      case 2: {  // named first: the order in which a call's arguments are evaluated is unspecified
+        const Tensor& a = pick();
+        const Tensor& b = pick();
+        binary(a, b);
         break;
+      }
       case 3:
         reduction(pick());
         break;
@@ -157,9 +167,12 @@ class Machine {
       case 13:
         regs_.erase(regs_.begin() + std::ptrdiff_t(in_.below(regs_.size())));
         break;
-      case 14:
-        push(fg::matmul(pick(), pick()));
+      case 14: {
+        const Tensor& a = pick();
+        const Tensor& b = pick();
+        push(fg::matmul(a, b));
         break;
+      }
       default:
         push(fg::transpose(pick()));
         break;

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,6 +15,10 @@ namespace {
 
 void replay(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
+  if (!in) {  // a corpus that is not there must not pass as an empty input
+    std::fprintf(stderr, "cannot read %s\n", file.c_str());
+    std::exit(1);
+  }
   const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }

@@ -1,5 +1,7 @@
 // tape/bridge_random_structured_test.cpp -- random chains of blocks with kinks, extrema, running sums and matrix
 // products (support/random_chains.hpp), and the test that the block tables together draw every operation.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <numbers>
 #include <set>
@@ -23,26 +25,36 @@ namespace {
 namespace fg = fusegrad;
 using fg::test::Block;
 
-// Leaves hold multiples of 1/8, and blocks add and multiply them, so a kink placed at a simple
-// number (abs at -0.3) is met exactly by some chain, and central differences straddle it. The
-// kinks sit at 1/pi instead, which no short sum or product of such numbers reaches.
-constexpr double kink = std::numbers::inv_pi;
+// Where the kinks are. Leaves hold multiples of 1/8 and blocks add and multiply them and their
+// constants, so a kink at a fixed point of u (abs at u = -c) is met exactly by some chain, and
+// central differences straddle it. The kinked ops therefore read sin(u) or cos(u), offset by
+// 1/pi, 1/e or 1/sqrt(2): no chain of these blocks gives sin or cos of its value equal to such a
+// number.
+constexpr double abs_kink = std::numbers::inv_pi;
+constexpr double relu_kink = 1 / std::numbers::e;
+constexpr double extremum_kink = 1 / std::numbers::sqrt2;
 
-// Distinct offsets (i + 1) / (64 pi n) for the n elements of u. Equal values are common (equal
-// leaves give equal results); added before an extremum, these break the ties, where max has no
-// derivative, by far more than the central differences' step.
+// Distinct offsets (i + 1) s / (64 pi n) for the n elements of u, where s is the power of two at or
+// above pi max(1, max |u|). Equal values are common (equal leaves give equal results); added before
+// an extremum, these break the ties, where max has no derivative, by gaps that grow with u's values,
+// so that neither float rounding nor the central differences' step crosses them. s changes only
+// where max |u| crosses a power of two over pi, which no leaf value is, so the offsets are
+// constants to the derivative.
 template <class T>
 fg::BasicTensor<T> tie_breaker(const fg::BasicTensor<T>& u) {
   const auto n = static_cast<Eigen::Index>(u.numel());
-  const Eigen::ArrayX<T> offsets = Eigen::ArrayX<T>::LinSpaced(n, T(1), T(n)) * T(kink / double(64 * n));
+  const double largest = n ? double(u.eigen().abs().maxCoeff()) : 0.0;
+  const double s = std::exp2(std::ceil(std::log2(std::numbers::pi * std::max(1.0, largest))));
+  const Eigen::ArrayX<T> offsets =
+      Eigen::ArrayX<T>::LinSpaced(n, T(1), T(n)) * T(s * std::numbers::inv_pi / double(64 * n));
   return fg::BasicTensor<T>::from(offsets, u.shape());
 }
 
 struct StructuredBlocks {
   static constexpr Block table[] = {
-      {"abs(u + kink) * a", 3, false, true},
-      {"relu(u - kink) + u", 3, false, false},
-      {"maximum(u, a + kink) - minimum(u, kink - a)", 5, false, true},
+      {"abs(sin(u) - 1/pi) * a", 4, false, true},
+      {"relu(cos(u) - 1/e) + u", 4, false, false},
+      {"maximum(sin(u), a + 1/sqrt2)", 3, false, true},
       {"u - max(u + ties)", 3, false, false},
       {"u * min(u + ties)", 3, false, false},
       {"u * argmax(u + ties)", 3, false, false},
@@ -50,6 +62,7 @@ struct StructuredBlocks {
       {"cumsum(u, axes<0>)", 1, true, false, 1, 8},
       {"u + 0.1 * matmul(u, matmul(transpose(u), u))", 5, true, false, 2, 2},
       {"u + 0.1 * matmul(outer(u, sin(u)), u)", 5, true, false, 1, 1},
+      {"minimum(cos(u), 1/sqrt2 - a)", 3, false, true},
   };
   static constexpr std::span<const Block> blocks = table;
 
@@ -68,11 +81,11 @@ struct StructuredBlocks {
     if constexpr (std::is_floating_point_v<T>) {
       switch (block) {
         case 0:
-          return record(fg::abs(u + kink) * a);
+          return record(fg::abs(fg::sin(u) - abs_kink) * a);
         case 1:
-          return record(fg::relu(u - kink) + u);
+          return record(fg::relu(fg::cos(u) - relu_kink) + u);
         case 2:
-          return record(fg::maximum(u, a + kink) - fg::minimum(u, kink - a));
+          return record(fg::maximum(fg::sin(u), a + extremum_kink));
         case 3:
           return record(u - fg::max(u + tie_breaker(u)));
         case 4:
@@ -81,6 +94,8 @@ struct StructuredBlocks {
           return record(u * fg::argmax(u + tie_breaker(u)));
         case 6:
           return record(u - fg::argmin(u + tie_breaker(u)));
+        case 10:
+          return record(fg::minimum(fg::cos(u), extremum_kink - a));
         default:
           break;
       }
@@ -88,7 +103,7 @@ struct StructuredBlocks {
     throw std::logic_error("no block " + std::to_string(block) + " for this scalar type");
   }
 };
-static_assert(std::size(StructuredBlocks::table) == 10, "apply() has one case per block of the table");
+static_assert(std::size(StructuredBlocks::table) == 11, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<StructuredBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, StructuredChainsAgree, ()) { fg::test::check_random_chain<StructuredBlocks>(); }

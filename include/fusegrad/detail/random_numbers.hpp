@@ -1,4 +1,4 @@
-// detail/random_numbers.hpp -- seeded random numbers that are the same on every platform.
+// detail/random_numbers.hpp -- seeded random numbers by a specified generator, the same with every standard library.
 #pragma once
 
 #include <cmath>
@@ -18,7 +18,8 @@ constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
 
 /// The numbers behind Tensor::rand and Tensor::randn. The standard library's distributions
 /// are implementation-defined (libstdc++, libc++ and MSVC give different normals for one
-/// seed); these are specified here, so a seed gives the same tensor everywhere.
+/// seed); these are specified here. Uniforms are exact functions of the seed; normals also
+/// depend on how the math library rounds log, sqrt, sin and cos.
 class random_numbers {
  public:
   explicit constexpr random_numbers(std::uint64_t seed) noexcept : state_(seed) {}

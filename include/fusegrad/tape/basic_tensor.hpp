@@ -138,13 +138,15 @@ class BasicTensor {
   static BasicTensor view(T* data, const Extents& e) {
     return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
   }
-  /// Uniform values in [0, 1) from an explicit seed: the same values for a seed on every
-  /// platform (detail/random_numbers.hpp), unlike the standard library's distributions.
+  /// Uniform values in [0, 1) from an explicit seed, by a generator fusegrad specifies
+  /// (detail/random_numbers.hpp): the same values on every platform, unlike the standard
+  /// library's distributions.
   static BasicTensor rand(const Extents& e, std::uint64_t seed) {
     detail::random_numbers numbers(seed);
     return generate(e, [&] { return T(numbers.uniform()); });
   }
-  /// Standard normal values from an explicit seed, the same on every platform.
+  /// Standard normal values from an explicit seed, by the same generator: the same values
+  /// wherever log, sqrt, sin and cos round alike.
   static BasicTensor randn(const Extents& e, std::uint64_t seed) {
     detail::random_numbers numbers(seed);
     return generate(e, [&] { return T(numbers.normal()); });

@@ -25,7 +25,8 @@ using const_block_map = Eigen::Map<const Eigen::Array<T, N, 1>>;
 template <class T, int N>
 using block_map = Eigen::Map<Eigen::Array<T, N, 1>>;
 
-// lazy_depth_v<D>: how deeply the Eigen expression type D nests (0 for an array or a map).
+// lazy_depth_v<D>: how many levels of class templates over types the Eigen expression type D
+// nests (its functors count; an array, a map, or any template with a value parameter is 0).
 // A block's values and gradients pass from node to node as lazy expressions, so that a chain
 // compiles to one Eigen loop. Every node instantiates its own expression type, and each names
 // all the types below it, so a chain of n ops costs the compiler n^2; past max_lazy_depth a
@@ -45,7 +46,7 @@ inline constexpr int max_lazy_depth = 8;
 // until the end of the full expression that calls it.
 template <class T, int N, class D>
 [[gnu::always_inline]] inline decltype(auto) bounded_lazy(D&& d) {
-  if constexpr (lazy_depth_v < D >> max_lazy_depth)
+  if constexpr (constexpr int depth = lazy_depth_v<D>; depth > max_lazy_depth)
     return block_t<T, N>(d);
   else
     return std::forward<D>(d);

@@ -59,9 +59,11 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
     if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
   } else {
     const auto total = static_cast<Eigen::Index>(segment.size());
-    // Tensors are often scalars: for them a fixed-size block without size checks. Shapes
-    // with a static rank (Shape<dyn>) rarely hold one element at run time, and a third kind
-    // of frame for every node would cost their compile time more than it saves them.
+    // Segments whose rank is known only at run time (tensors; in the static layer, what
+    // matmul, outer and transpose return) are often scalars: for them a fixed-size block
+    // without size checks. Shapes of static rank (Shape<dyn>) rarely hold one element at run
+    // time, and a third kind of frame for every node would cost their compile time more than
+    // it saves them.
     constexpr bool scalar_block = std::is_same_v<Segment, AnyShape>;
     if (scalar_block && total == 1) {
       if constexpr (scalar_block) block(std::integral_constant<int, 1>{}, 0, 1);
