@@ -33,9 +33,9 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   }
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. A program whose shared libraries each
-  // hold their own copy of this counter has copies at different addresses: each count starts
-  // at a scrambled address: the chance that two copies' numbers meet within k backwards is
-  // about k / 2^63.
+  // hold their own copy of this counter has the copies at different addresses, and each count
+  // starts at its own address, scrambled: the chance that two copies' numbers meet within k
+  // backwards is about k / 2^63.
   static std::atomic<std::uint64_t> passes{mix64(reinterpret_cast<std::uintptr_t>(&passes))};
   const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
   node<T>* const top = root.grad_fn.get();
