@@ -1,6 +1,8 @@
 // softmax_classifier.cpp -- three classes of points in the plane, a linear model trained with a stable
-// cross-entropy (log_softmax over the class axis), and the reductions that read its output (argmax, max, min).
+// cross-entropy (log_softmax over the class axis), the reductions that read its output (argmax, max, min), and the
+// same loss from class indices with gather.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -52,11 +54,26 @@ int main() {
   const fg::Tensor probabilities = fg::softmax(logits, fg::axes<1>);
   const fg::Tensor predicted = fg::argmax(probabilities, fg::axes<1>);  // class indices, as doubles
   const fg::Tensor confidence = fg::max(probabilities, fg::axes<1>);
+  // The same loss from class indices rather than one-hot rows: gather picks each point's log-probability of its
+  // class (PyTorch's nll_loss), and its gradient goes to those entries alone.
+  const fg::Indices class_of(std::vector<std::int64_t>(label_of.begin(), label_of.end()), {n, 1});
+  const double one_hot_loss =
+      fg::Tensor(-fg::mean(fg::sum(y * fg::log_softmax(logits, fg::axes<1>), fg::axes<1>))).item();
+  const double gathered_loss =
+      fg::Tensor(-fg::mean(fg::gather(fg::log_softmax(logits, fg::axes<1>), 1, class_of))).item();
+  std::printf("first three points' probabilities (rows of a slice):\n");
+  const fg::Tensor first_rows = fg::slice(probabilities, 0, 0, 3);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const fg::Tensor row = first_rows[i];
+    std::printf("  %.3f %.3f %.3f (class %zu)\n", row.at({0}), row.at({1}), row.at({2}), label_of[std::size_t(i)]);
+  }
   std::size_t correct = 0;
   for (std::size_t i = 0; i < n; ++i) correct += predicted.data()[i] == double(label_of[i]);
   const double accuracy = double(correct) / double(n);
   std::printf("loss %.4f -> %.4f (log 3 = %.4f at the start)\n", first_loss, loss_value, std::log(3.0));
   std::printf("accuracy %.3f, mean confidence %.3f, least confident %.3f\n", accuracy,
               fg::Tensor(fg::mean(confidence)).item(), fg::Tensor(fg::min(confidence)).item());
-  return accuracy > 0.9 && loss_value < first_loss ? 0 : 1;
+  std::printf("loss from one-hot rows %.6f, from class indices %.6f\n", one_hot_loss, gathered_loss);
+  const bool same_loss = std::abs(one_hot_loss - gathered_loss) < 1e-12;
+  return accuracy > 0.9 && loss_value < first_loss && same_loss ? 0 : 1;
 }

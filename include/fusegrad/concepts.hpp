@@ -67,6 +67,14 @@ concept OpSpec = requires {
   { Op::needs } -> std::convertible_to<vjp_needs>;
 };
 
+/// Whether an op passes gradients. One that says `static constexpr bool differentiable =
+/// false;` (a comparison) makes nodes that take none, as a constant does: the sweep sends
+/// nothing through them and a recorded one needs no gradient (PyTorch's comparisons).
+template <class Op>
+inline constexpr bool is_differentiable_op_v = !requires {
+  requires !Op::differentiable;
+};
+
 /// An element-wise unary op spec: its value and VJP as Eigen array expressions (checked
 /// here on Eigen::ArrayXd). See ops/sin.hpp.
 ///

@@ -46,7 +46,7 @@ TEST(Children, WithChildrenBuildsTheSameKindOfNodeOverOtherOperands) {
   const X x{1, 2, 3};
   const X y{4, 5, 6};
   const auto f = fg::exp(x) * y;
-  const auto g = fg::with_children<std::remove_cvref_t<decltype(f)>>(fg::sin(y), x);
+  const auto g = fg::with_children(f, fg::sin(y), x);
   static_assert(std::is_same_v<typename decltype(g)::op, fg::mul_op>);
   const auto value = fg::eval(g);
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(value[i], std::sin(4.0 + i) * (1.0 + i));

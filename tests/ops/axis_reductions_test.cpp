@@ -16,6 +16,7 @@
 #include "support/expect_array.hpp"
 #include "support/expect_error.hpp"
 #include "support/gradcheck_layers.hpp"
+#include "support/torch_figures.hpp"
 #include "support/typed_cases.hpp"
 
 namespace {
@@ -27,35 +28,7 @@ using fg::test::expect_array_near;
 
 // --- PyTorch's figures (tests/data/reductions/make_reference.py), float64, on a 2x3 input ------------------------
 
-// `actual` (n values) against PyTorch's, to 1e-12 relative.
-void expect_close(const double* actual, std::span<const double> expected, const char* what) {
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], 1e-12 * std::max(1.0, std::abs(expected[i]))) << what << ", element " << i;
-}
-
-// f's value at x and the gradient of sum(u * f(x)), in the static layer (a Var), recorded as one fused node, and
-// one node per op (fg::taped), all against PyTorch's.
-template <class F, std::size_t N>
-void expect_torch_figures(F f, const double (&x)[6], const double (&u)[N], const double (&value)[N],
-                          const double (&grad)[6]) {
-  fg::Var<double, fg::Shape<2, 3>> v;
-  std::copy(x, x + 6, v.value().data());
-  const Eigen::Array<double, Eigen::Dynamic, 1> upstream = Eigen::Map<const Eigen::ArrayXd>(u, N);
-  const auto [y, dx] = fg::vjp(f(v), upstream, v);
-  ASSERT_EQ(static_cast<std::size_t>(y.size()), N);
-  expect_close(y.data(), value, "static layer, value");
-  expect_close(dx.data(), grad, "static layer, gradient");
-
-  for (const bool per_op : {false, true}) {
-    const char* layer = per_op ? "fg::taped" : "fused tape node";
-    fg::Tensor t = fg::Tensor::from(std::span<const double>(x, 6), {2, 3}).requires_grad_();
-    const fg::Tensor result = per_op ? fg::taped(f(t)) : fg::Tensor(f(t));
-    ASSERT_EQ(result.numel(), N) << layer;
-    expect_close(result.data(), value, layer);
-    result.backward(fg::Tensor::from(std::span<const double>(u, N), result.shape()));
-    expect_close(t.grad().data(), grad, layer);
-  }
-}
+using fg::test::expect_torch_figures;
 #define EXPECT_TORCH_FIGURES(f, name) \
   expect_torch_figures(f, torch::name##_x, torch::name##_upstream, torch::name##_value, torch::name##_grad)
 

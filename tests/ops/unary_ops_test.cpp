@@ -98,6 +98,9 @@ TYPED_TEST(UnaryOps, Relu) {
 TYPED_TEST(UnaryOps, Softplus) {
   this->check([](const auto& x) { return fg::softplus(x); }, [](double v) { return std::log1p(std::exp(v)); }, -8, 8);
 }
+TYPED_TEST(UnaryOps, Clone) {
+  this->check([](const auto& x) { return fg::clone(x); }, [](double v) { return v; }, -3, 3);
+}
 TYPED_TEST(UnaryOps, Log_sigmoid) {
   this->check([](const auto& x) { return fg::log_sigmoid(x); }, [](double v) { return -std::log1p(std::exp(-v)); }, -8,
               8);

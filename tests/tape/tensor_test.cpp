@@ -142,17 +142,17 @@ TYPED_TEST(TensorTyped, FromValuesAndExtentsChecksTheCount) {
   EXPECT_EQ(reshaped.matrix()(1, 0), TypeParam(3));
 }
 
-TYPED_TEST(TensorTyped, ViewSharesTheCallersMemory) {
+TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {
   using Tensor = typename TestFixture::Tensor;
   std::vector<TypeParam> buffer{1, 2, 3, 4};
-  Tensor v = Tensor::view(buffer.data(), {2, 2});
+  Tensor v = Tensor::from_blob(buffer.data(), {2, 2});
   EXPECT_EQ(v.shape(), (Extents{2, 2}));
   EXPECT_EQ(v.data(), buffer.data());
   buffer[0] = 10;  // the caller writes: the tensor sees it
   EXPECT_EQ(v.matrix()(0, 0), TypeParam(10));
   v.mutable_eigen()[3] = 40;  // the tensor writes: the caller sees it
   EXPECT_EQ(buffer[3], TypeParam(40));
-  // An expression over a view reads the current memory.
+  // An expression over borrowed memory reads it as it is now.
   const Tensor doubled = v * TypeParam(2);
   expect_array_near(doubled.eigen(), {20, 4, 6, 80});
 }
@@ -174,20 +174,34 @@ TYPED_TEST(TensorTyped, RandAndRandnAreReproducibleForEqualSeeds) {
 }
 
 // The generator is specified, not the standard library's: SplitMix64's published outputs for seed 0
-// (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4), whose top 53 bits are the uniforms, and the Box-Muller
-// pair made from them (with this platform's log, sqrt, sin and cos).
+// (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4), whose top 53 bits (24 for float) are the uniforms, and the
+// Box-Muller pair made from the 53-bit ones (with this platform's log, sqrt, sin and cos).
 TYPED_TEST(TensorTyped, RandAndRandnFollowTheirSpecifiedGenerator) {
   using Tensor = typename TestFixture::Tensor;
   const double u0 = double(0xe220a8397b1dcdafULL >> 11) * 0x1.0p-53;
   const double u1 = double(0x6e789e6aa1b965f4ULL >> 11) * 0x1.0p-53;
   const Tensor u = Tensor::rand({2}, 0);
-  EXPECT_EQ(u.eigen()[0], TypeParam(u0));
-  EXPECT_EQ(u.eigen()[1], TypeParam(u1));
+  if constexpr (std::is_same_v<TypeParam, float>) {
+    EXPECT_EQ(u.eigen()[0], float(0xe220a8397b1dcdafULL >> 40) * 0x1.0p-24f);
+    EXPECT_EQ(u.eigen()[1], float(0x6e789e6aa1b965f4ULL >> 40) * 0x1.0p-24f);
+  } else {
+    EXPECT_EQ(u.eigen()[0], TypeParam(u0));
+    EXPECT_EQ(u.eigen()[1], TypeParam(u1));
+  }
   const double radius = std::sqrt(-2.0 * std::log(1.0 - u0));
   const double angle = 2.0 * std::numbers::pi * u1;
   const Tensor n = Tensor::randn({2}, 0);
   EXPECT_EQ(n.eigen()[0], TypeParam(radius * std::cos(angle)));
   EXPECT_EQ(n.eigen()[1], TypeParam(radius * std::sin(angle)));
+}
+
+// Seed 0x8c68a4607afd718f makes SplitMix64's first output 0xffffffc123456789: its top 53 bits are
+// 1 - 2^-26 + ..., which float would round to 1. The uniform keeps T's significand bits instead.
+TYPED_TEST(TensorTyped, RandStaysBelowOneWhereRoundingWouldReachIt) {
+  using Tensor = typename TestFixture::Tensor;
+  const TypeParam u = Tensor::rand({1}, 0x8c68a4607afd718fULL).eigen()[0];
+  EXPECT_LT(u, TypeParam(1));
+  EXPECT_GT(u, TypeParam(1) - TypeParam(1e-7));
 }
 
 TYPED_TEST(TensorTyped, RandnHasMeanZeroAndStandardDeviationOne) {

@@ -61,6 +61,12 @@ template <MaterializedOp Op, Differentiable... Xs>
 constexpr auto make_materialized(Xs&&... xs) {
   return materialized_expr<Op, closure_t<Xs&&>...>{std::tuple<closure_t<Xs&&>...>(std::forward<Xs>(xs)...)};
 }
+// The same for an op with run-time parameters: the node keeps `op`.
+template <MaterializedOp Op, Differentiable... Xs>
+constexpr auto make_materialized_with(Op op, Xs&&... xs) {
+  return materialized_expr<Op, closure_t<Xs&&>...>{std::tuple<closure_t<Xs&&>...>(std::forward<Xs>(xs)...),
+                                                   std::move(op)};
+}
 
 }  // namespace detail
 }  // namespace fusegrad

@@ -27,8 +27,11 @@ class random_numbers {
   /// 64 random bits (SplitMix64).
   constexpr std::uint64_t bits() noexcept { return mix64(state_ += 0x9e3779b97f4a7c15ULL); }
 
-  /// Uniform in [0, 1): the top 53 bits as a multiple of 2^-53.
-  constexpr double uniform() noexcept { return double(bits() >> 11) * 0x1.0p-53; }
+  /// Uniform in [0, 1): the top `precision` bits (53 at most) as a multiple of 2^-precision.
+  /// A type of p significand bits needs precision p: rounding more bits could give 1.
+  constexpr double uniform(int precision = 53) noexcept {
+    return double(bits() >> (64 - precision)) / double(std::uint64_t{1} << precision);
+  }
 
   /// Standard normal, by the Box-Muller transform; each pair of uniforms gives two values.
   double normal() noexcept {

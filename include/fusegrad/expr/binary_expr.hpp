@@ -35,7 +35,7 @@ struct binary_expr {
       typename detail::common_value_type<typename lhs_type::value_type, typename rhs_type::value_type>::type;
   using static_shape = common_shape_t<typename lhs_type::static_shape, typename rhs_type::static_shape>;
   static constexpr node_kind kind = node_kind::elementwise;
-  static constexpr bool takes_grad = lhs_type::takes_grad || rhs_type::takes_grad;
+  static constexpr bool takes_grad = is_differentiable_op_v<Op> && (lhs_type::takes_grad || rhs_type::takes_grad);
 
   L lhs;
   R rhs;

@@ -19,8 +19,8 @@ namespace fusegrad {
 
 namespace detail {
 // Per node kind: the operand types as the node stores them, the operands themselves as a
-// hana::tuple of const references, and the same kind of node over other operands
-// (with_children). The only place that knows where each kind keeps its operands.
+// hana::tuple of const references, and the same kind of node, with the same op, over other
+// operands (with_children). The only place that knows where each kind keeps its operands.
 template <class E>
 struct children_of;
 
@@ -35,7 +35,7 @@ struct children_of<unary_expr<Op, X>> {
   using stored = boost::mp11::mp_list<X>;
   static constexpr auto get(const unary_expr<Op, X>& e) { return boost::hana::tuple<const node_t<X>&>(e.x); }
   template <class Y>
-  static constexpr auto with_children(Y&& y) {
+  static constexpr auto with_children(const unary_expr<Op, X>&, Y&& y) {
     return unary_expr<Op, std::remove_cvref_t<Y>>{std::forward<Y>(y)};
   }
 };
@@ -46,7 +46,7 @@ struct children_of<binary_expr<Op, L, R>> {
     return boost::hana::tuple<const node_t<L>&, const node_t<R>&>(e.lhs, e.rhs);
   }
   template <class A, class B>
-  static constexpr auto with_children(A&& a, B&& b) {
+  static constexpr auto with_children(const binary_expr<Op, L, R>&, A&& a, B&& b) {
     return binary_expr<Op, std::remove_cvref_t<A>, std::remove_cvref_t<B>>{std::forward<A>(a), std::forward<B>(b)};
   }
 };
@@ -57,9 +57,9 @@ struct children_of<materialized_expr<Op, Xs...>> {
     return std::apply([](const auto&... x) { return boost::hana::tuple<const node_t<Xs>&...>(x...); }, e.args);
   }
   template <class... Ys>
-  static constexpr auto with_children(Ys&&... ys) {
+  static constexpr auto with_children(const materialized_expr<Op, Xs...>& e, Ys&&... ys) {
     return materialized_expr<Op, std::remove_cvref_t<Ys>...>{
-        std::tuple<std::remove_cvref_t<Ys>...>(std::forward<Ys>(ys)...)};
+        std::tuple<std::remove_cvref_t<Ys>...>(std::forward<Ys>(ys)...), e.spec};
   }
 };
 }  // namespace detail
@@ -80,10 +80,11 @@ constexpr auto children(const E& e) {
   return detail::children_of<E>::get(e);
 }
 
-/// A node of E's kind and op over other operands, held by value: `with_children<E>(a, b)`.
+/// A node of e's kind and op (with the op's parameters) over other operands, held by value:
+/// `with_children(e, a, b)`.
 template <class E, class... Children>
-constexpr auto with_children(Children&&... c) {
-  return detail::children_of<E>::with_children(std::forward<Children>(c)...);
+constexpr auto with_children(const E& e, Children&&... c) {
+  return detail::children_of<E>::with_children(e, std::forward<Children>(c)...);
 }
 
 }  // namespace fusegrad

@@ -28,10 +28,11 @@ namespace detail {
 // The calls a materialised op spec of `arity` operands answers, checked with double.
 template <class Op, std::size_t... I>
 constexpr bool has_materialized_calls(std::index_sequence<I...>) {
-  return requires(double* out, const double* dy, const operands<double, sizeof...(I)>& in, const Extents& e) {
-    Op::result_extents((static_cast<void>(I), e)...);
-    Op::value(out, in);
-    (Op::template vjp<I>(out, dy, in, dy), ...);
+  return requires(const Op& op, double* out, const double* dy, const operands<double, sizeof...(I)>& in,
+                  const Extents& e) {
+    op.result_extents((static_cast<void>(I), e)...);
+    op.value(out, in);
+    (op.template vjp<I>(out, dy, in, dy), ...);
   };
 }
 }  // namespace detail
@@ -41,9 +42,11 @@ constexpr bool has_materialized_calls(std::index_sequence<I...>) {
 /// error names mismatched shapes); `result_extents(e...)`, the same at run time (throws);
 /// `value(y, in)`, its value written into an output array; and per operand I,
 /// `vjp<I>(dx, dy, in, y)`, that operand's gradient written into dx (`=`, not `+=`).
-/// See ops/sum.hpp and ops/matmul.hpp.
+/// See ops/sum.hpp and ops/matmul.hpp. The three calls are made on the op object the node
+/// holds: most ops make them static, an op with run-time parameters (a reshape's extents,
+/// a slice's bounds) reads its members (ops/reshape.hpp).
 template <class Op>
-concept MaterializedOp = OpSpec<Op> && requires {
+concept MaterializedOp = OpSpec<Op> && std::copy_constructible<Op> && requires {
   { Op::arity } -> std::convertible_to<std::size_t>;
 } && detail::has_materialized_calls<Op>(std::make_index_sequence<Op::arity>{});
 
@@ -67,10 +70,11 @@ struct materialized_expr {
   static constexpr node_kind kind = node_kind::materialized;
   static constexpr bool takes_grad = (detail::node_t<Xs>::takes_grad || ...);
 
-  std::tuple<Xs...> args;  // std::tuple: operands may be references (closure rule)
+  std::tuple<Xs...> args;           // std::tuple: operands may be references (closure rule)
+  [[no_unique_address]] Op spec{};  // the op spec: its run-time parameters, if it has any
 
   [[nodiscard]] Extents extents() const {
-    return std::apply([](const auto&... x) { return Op::result_extents(x.extents()...); }, args);
+    return std::apply([this](const auto&... x) { return spec.result_extents(x.extents()...); }, args);
   }
 };
 

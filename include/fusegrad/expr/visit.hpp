@@ -34,6 +34,18 @@ void for_each_leaf(const E& e, F&& f) {
     boost::hana::for_each(children(e), [&](const auto& x) { for_each_leaf(x, f); });
 }
 
+/// Calls f(leaf) for every leaf occurrence a gradient can reach: below nodes that take one,
+/// not below a comparison (whose node takes none), left to right.
+template <class E, class F>
+void for_each_leaf_taking_grad(const E& e, F&& f) {
+  if constexpr (!E::takes_grad)
+    return;
+  else if constexpr (E::kind == node_kind::leaf)
+    f(e);
+  else
+    boost::hana::for_each(children(e), [&](const auto& x) { for_each_leaf_taking_grad(x, f); });
+}
+
 namespace detail {
 // Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
 template <class... Parts>

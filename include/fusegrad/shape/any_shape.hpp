@@ -34,13 +34,18 @@ template <ShapeType S, class A, keep_dims K>
 struct reduced_shape_impl<S, A, K> {
   using type = reduce_t<S, A, K>;
 };
+template <>
+struct reduced_shape_impl<AnyShape, AllAxes, keep_dims::no> {
+  using type = Shape<>;  // whatever the rank, nothing is left: a scalar
+};
 }  // namespace detail
 
 // common_shape_t<A, B>: broadcast_t for shape-likes; AnyShape as soon as one of them is.
 template <ShapeLike A, ShapeLike B>
 using common_shape_t = typename detail::common_shape_impl<A, B>::type;
 
-// reduced_shape_t<S, A, K>: reduce_t for shape-likes; AnyShape stays AnyShape.
+// reduced_shape_t<S, A, K>: reduce_t for shape-likes; AnyShape stays AnyShape, but for a reduction
+// over all axes without keepdims (a scalar).
 template <ShapeLike S, AxesType A, keep_dims K>
 using reduced_shape_t = typename detail::reduced_shape_impl<S, A, K>::type;
 

@@ -1,13 +1,16 @@
 // tape/backward.hpp -- the engine: reverse topological traversal of a recorded graph, iterative.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
@@ -24,11 +27,30 @@ namespace fusegrad::detail {
 // the reverse graph), so diamonds and shared sub-graphs are right. No recursion anywhere:
 // a chain of a million nodes needs no stack. Backwards on several threads take turns
 // (graph_lock), so graphs that share nodes or leaves get the sum of their gradients.
+//
+// A functional backward (fg::grad) passes `capture`: the tensors whose gradients it wants.
+// Gradients then go to capture->grads, one per wanted tensor reached, and no tensor's
+// grad() changes.
 template <class T>
-void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
+struct gradient_capture {
+  std::span<tensor_impl<T>* const> wanted;
+  std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by run_backward
+  [[nodiscard]] bool wants(const tensor_impl<T>* t) const {
+    return std::find(wanted.begin(), wanted.end(), t) != wanted.end();
+  }
+};
+
+template <class T>
+void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradient_capture<T>* capture = nullptr) {
   const graph_lock lock;
   if (!root.grad_fn) {  // a leaf: its gradient is the seed
-    if (root.requires_grad) root.accumulate_grad(seed);
+    if (capture) {
+      if (capture->wants(&root))
+        std::copy_n(seed, root.extents.size(),
+                    capture->grads.emplace(&root, small_buffer<T>(root.extents.size())).first->second.data());
+    } else if (root.requires_grad) {
+      root.accumulate_grad(seed);
+    }
     return;
   }
   // Each backward marks the nodes it reaches with its own pass number (unique across
@@ -92,8 +114,9 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
   node<T>* ready = &first;  // a stack, linked through next_ready
   // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
-  // every node has run, so a failed backward leaves them as they were.
-  const bool staged = anomaly_detection;
+  // every node has run, so a failed backward leaves them as they were. A functional backward
+  // collects them aside too, and hands over the wanted ones instead of adding any.
+  const bool staged = anomaly_detection || capture;
   struct staged_grad {
     ref<tensor_impl<T>> tensor;  // held: releasing the graph may drop every other reference
     small_buffer<T> values;
@@ -135,7 +158,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       out->value_pending.store(false, std::memory_order_release);
       n->value_settled();
     }
-    if (out && out->retains_grad) {
+    if (out && (capture ? capture->wants(out) : out->retains_grad)) {
       if (staged) {
         const Eigen::Map<const array_t<T>> g(n->grad_data(), static_cast<Eigen::Index>(n->size));
         if (T* destination = staged_destination(out)) Eigen::Map<array_t<T>>(destination, g.size()) += g;
@@ -160,7 +183,12 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph) {
       n->released = true;
     }
   }
-  for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
+  if (capture) {
+    for (auto& [t, g] : staged_grads)
+      if (capture->wants(t)) capture->grads.emplace(t, std::move(g.values));
+  } else {
+    for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
+  }
   reset.completed = true;
 }
 

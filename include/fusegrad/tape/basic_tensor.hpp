@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/eigen_extents.hpp>
 #include <fusegrad/shape/extents.hpp>
+#include <fusegrad/shape/resolve_axis.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 
@@ -133,17 +135,19 @@ class BasicTensor {
   }
   /// A scalar tensor.
   static BasicTensor scalar(T value) { return full(Extents{}, value); }
-  /// A non-owning view of `e.size()` values at `data`, row-major; the caller keeps them
-  /// alive and must not change them while a recorded node still reads them.
-  static BasicTensor view(T* data, const Extents& e) {
+  /// A tensor over `e.size()` values at `data`, row-major, not copied (LibTorch's from_blob);
+  /// the caller keeps them alive and must not change them while a recorded node still reads them.
+  static BasicTensor from_blob(T* data, const Extents& e) {
     return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
   }
   /// Uniform values in [0, 1) from an explicit seed, by a generator fusegrad specifies
   /// (detail/random_numbers.hpp): the same values on every platform, unlike the standard
-  /// library's distributions.
+  /// library's distributions. Each is a multiple of 2^-p for T's p significand bits (24 for
+  /// float), so none rounds up to 1.
   static BasicTensor rand(const Extents& e, std::uint64_t seed) {
     detail::random_numbers numbers(seed);
-    return generate(e, [&] { return T(numbers.uniform()); });
+    constexpr int precision = std::min(std::numeric_limits<typename Eigen::NumTraits<T>::Real>::digits, 53);
+    return generate(e, [&] { return T(numbers.uniform(precision)); });
   }
   /// Standard normal values from an explicit seed, by the same generator: the same values
   /// wherever log, sqrt, sin and cos round alike.
@@ -165,6 +169,25 @@ class BasicTensor {
                         std::to_string(numel()) + " elements; item() needs exactly one (reduce it first)");
     return data()[0];
   }
+  /// The element at `index` (one index per axis, negative ones counting from the end), read-only
+  /// and outside the graph: `t.at({1, 2})`. Throws shape_error for a wrong count or a bad index.
+  [[nodiscard]] T at(std::initializer_list<std::int64_t> index) const {
+    const Extents& e = shape();
+    if (index.size() != e.rank())
+      throw shape_error("fusegrad::Tensor::at(): " + std::to_string(index.size()) + " indices for shape " +
+                        e.to_string() + " of rank " + std::to_string(e.rank()) + "; give one per axis");
+    std::size_t flat = 0, axis = 0;
+    for (std::int64_t i : index) {
+      flat = flat * e[axis] + detail::resolve_index(i, e[axis], axis, "fusegrad::Tensor::at()");
+      ++axis;
+    }
+    return data()[flat];
+  }
+  /// Element i along axis 0, the axis removed, recorded (PyTorch's t[i]; tape/tensor_methods.hpp):
+  /// a row of a matrix, an element of a vector. Negative i counts from the end.
+  [[nodiscard]] BasicTensor operator[](std::int64_t i) const;
+  /// A copy of the values, recorded: its gradient flows back to this tensor (PyTorch's clone).
+  [[nodiscard]] BasicTensor clone() const;
   /// The values, flat and row-major, read-only.
   [[nodiscard]] const T* data() const { return checked().data(); }
   [[nodiscard]] Eigen::Map<const detail::array_t<T>> eigen() const {
@@ -265,10 +288,16 @@ class BasicTensor {
         "read before any backward)");
   }
   void check_in_place(const char* what) const {
-    if (checked().requires_grad && is_leaf() && is_grad_enabled())
+    if (!is_grad_enabled()) return;
+    if (checked().requires_grad && is_leaf())
       throw graph_error(std::string("fusegrad::Tensor::") + what +
                         ": a leaf that requires grad is being written in place while grad mode is on; "
                         "update parameters inside a fusegrad::NoGradGuard");
+    if (impl_->views_grad_leaf)
+      throw graph_error(std::string("fusegrad::Tensor::") + what +
+                        ": this tensor is a reshape of a leaf that requires grad and shares its values; writing it "
+                        "in place while grad mode is on would change the leaf. Write inside a fusegrad::NoGradGuard, "
+                        "or write a clone()");
   }
   void require_same_extents(const BasicTensor& other, const char* what) const {
     if (!(other.shape() == shape()))

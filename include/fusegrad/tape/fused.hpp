@@ -34,7 +34,8 @@ constexpr bool holds_references() {
 /// Records a static expression whose leaves are tensors (and plain numbers) as ONE tape
 /// node whose backward is the fused static gradient. What `Tensor t = expr;` does.
 /// When the expression is a sum or mean, its value is deferred: a backward that comes
-/// first computes value and gradients in a single pass. Example: examples/dynamic_graph.cpp.
+/// first computes value and gradients in a single pass. A reshape of a tensor shares its
+/// values. Example: examples/dynamic_graph.cpp.
 /// A temporary expression is moved into the node (its tensor handles change hands without
 /// touching their reference counts).
 template <class E>
@@ -57,16 +58,31 @@ template <class E>
         if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
         if (all.contains(impl)) return;
         all.push_back(impl);
-        if constexpr (std::remove_cvref_t<decltype(leaf)>::takes_grad) {
-          if (impl->requires_grad) needing_grad.push_back(impl);
-        } else if (impl->requires_grad) {
+        if (!std::remove_cvref_t<decltype(leaf)>::takes_grad && impl->requires_grad)
           throw graph_error(
               "fusegrad: a ConstTensor requires grad (requires_grad_() was called through a Tensor& to it); its "
               "type says it takes no gradient, so none would be computed. Use a Tensor for values to differentiate");
-        }
+      }
+    });
+    // Only leaves a gradient reaches get an edge: one read only by a comparison gets none.
+    for_each_leaf_taking_grad(expr, [&](const auto& leaf) {
+      if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
+        detail::tensor_impl<T>* impl = leaf.impl();
+        if (impl->requires_grad && !needing_grad.contains(impl)) needing_grad.push_back(impl);
       }
     });
     const Extents extents = expr.extents();
+    if constexpr (detail::is_view_of_tensor<node_type>()) {
+      detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();
+      (void)source.data();  // a deferred value is computed first: the view shows it
+      const bool views_grad_leaf = source.requires_grad && (!source.grad_fn || source.views_grad_leaf);
+      BasicTensor<T> view(!is_grad_enabled() || needing_grad.empty()
+                              ? detail::ref<detail::tensor_impl<T>>::make(extents, source.storage)
+                              : detail::record_node_over<T, detail::fused_node<node_type>>(
+                                    extents, source.storage, std::forward<E>(expr), extents, needing_grad, all));
+      view.impl()->views_grad_leaf = views_grad_leaf;
+      return view;
+    }
     if (!is_grad_enabled() || needing_grad.empty()) {
       BasicTensor<T> out = BasicTensor<T>::empty(extents);
       detail::evaluate_into(expr, extents, out.impl()->storage->data);

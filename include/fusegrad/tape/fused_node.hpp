@@ -18,6 +18,7 @@
 
 #include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/expr/analytic.hpp>
+#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/visit.hpp>
@@ -31,6 +32,16 @@
 #include <fusegrad/tape/tensor_sinks.hpp>
 
 namespace fusegrad::detail {
+
+// A reshape of a tensor (an op that declares `is_view`: its values are its operand's, in
+// order): the result shares the tensor's values, as PyTorch's view does.
+template <class E>
+constexpr bool is_view_of_tensor() {
+  if constexpr (E::kind == node_kind::materialized) {
+    if constexpr (requires { requires E::op::is_view; }) return is_tensor_v<boost::mp11::mp_front<child_nodes_t<E>>>;
+  }
+  return false;
+}
 
 // A recorded static expression. It keeps the expression (tensor leaves are handles, so
 // their values stay alive) and recomputes the element-wise chain block by block during
@@ -101,7 +112,16 @@ class fused_node final : public node<typename E::value_type> {
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
 
-  void check_runnable() const override { check_versions("its gradient"); }
+  // A view's VJP reads no values: its source may change in place meanwhile (an optimiser step),
+  // as PyTorch's ViewBackward allows.
+  void check_runnable() const override {
+    if constexpr (is_view_of_tensor<E>()) {
+      if (this->released) [[unlikely]]
+        throw_freed();
+    } else {
+      check_versions("its gradient");
+    }
+  }
 
   // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {

@@ -68,4 +68,32 @@ ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
   }
 }
 
+// The same for an output that shares the values of `shared` (a view: a reshape of a
+// tensor): the block holds the node and the output's state, one part fewer.
+template <Scalar T, class NodeType, class... Args>
+ref<tensor_impl<T>> record_node_over(const Extents& e, ref<tensor_storage<T>> shared, Args&&... args) {
+  using layout = recorded_layout<T, NodeType>;
+  constexpr std::size_t bytes = layout::impl_at + sizeof(tensor_impl<T>);
+  auto* memory = static_cast<std::byte*>(object_pool::allocate(bytes));
+  auto* block = ::new (memory) recorded_block(bytes);
+  block->parts.store(1, std::memory_order_relaxed);  // the node; the output's state is destroyed before it
+  NodeType* recorded = nullptr;
+  try {
+    recorded = ::new (memory + layout::node_at) NodeType(std::forward<Args>(args)...);
+    stored_extents extents(e);
+    recorded->block_offset = layout::node_at;
+    auto* impl = ::new (memory + layout::impl_at) tensor_impl<T>(std::move(extents), std::move(shared));
+    impl->in_block = true;
+    impl->grad_fn = ref<node<T>>::adopt_new(recorded);
+    impl->requires_grad = true;
+    recorded->output.store(impl, std::memory_order_relaxed);
+    return ref<tensor_impl<T>>::adopt_new(impl);
+  } catch (...) {
+    if (recorded) std::destroy_at(recorded);
+    block->~recorded_block();
+    object_pool::deallocate(memory, bytes);
+    throw;
+  }
+}
+
 }  // namespace fusegrad::detail

@@ -48,8 +48,8 @@ template <Differentiable E>
   } else {
     // Operands are recorded left to right: a braced list orders their evaluation, where the
     // arguments of a call are evaluated in an unspecified order.
-    return boost::hana::unpack(children(expr), [](const auto&... x) {
-      return std::apply([](auto&&... operand) { return fused(with_children<node_type>(std::move(operand)...)); },
+    return boost::hana::unpack(children(expr), [&expr](const auto&... x) {
+      return std::apply([&expr](auto&&... operand) { return fused(with_children(expr, std::move(operand)...)); },
                         std::tuple<decltype(taped_operand(x))...>{taped_operand(x)...});
     });
   }

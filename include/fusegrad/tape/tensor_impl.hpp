@@ -27,6 +27,9 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   bool requires_grad = false;
   bool retains_grad = false;
   bool in_block = false;  // lives in grad_fn's block (recorded_block)
+  // Shares the values of a leaf that requires grad (a reshape of one): written in place in grad
+  // mode, it would change that leaf behind the graph's back (check_in_place refuses).
+  bool views_grad_leaf = false;
   // A fused node will compute the values when they are first read. Set once at recording,
   // cleared once, under graph_lock; threads that read the tensor test it without the lock.
   std::atomic<bool> value_pending{false};

@@ -102,6 +102,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   using static_shape = typename E::static_shape;
   static constexpr bool fused = LinearFullReduction<Op>;
 
+  // The node's op: a copy when it has no run-time parameters (a reference would cost a pointer).
+  [[no_unique_address]] std::conditional_t<std::is_empty_v<Op>, Op, const Op&> op_;
   Extents extents;
   scratch_t<value_type, static_shape> value;
   scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
@@ -111,7 +113,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
 
   template <class Sinks>
   sweep_state(const E& e, const Extents& segment, Sinks& sinks)
-      : extents(e.extents()),
+      : op_(e.spec),
+        extents(e.extents()),
         value(make_scratch<value_type, static_shape>(extents.size())),
         grad(make_scratch<value_type, static_shape>(extents.size(), value_type(0))),
         access(value.data(), extents, segment, E::takes_grad ? grad.data() : nullptr),
@@ -130,7 +133,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
         run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
       }
     });
-    if constexpr (!fused) Op::value(value.data(), operands_.template view<value_type>());
+    if constexpr (!fused) op_.value(value.data(), operands_.template view<value_type>());
     access.load();
   }
 
@@ -146,7 +149,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
           if constexpr (fused) {
             o.upstream[0] = grad[0] * Op::template scale<value_type>(o.extents.size());
           } else {
-            Op::template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
+            op_.template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
           if constexpr (!operand::is_leaf && !fused) {

@@ -1,0 +1,111 @@
+// ops/cat.hpp -- cat: tensors joined along one axis, and each one's gradient cut back out.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/resolve_axis.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// The extents of the operands joined along `axis`: they agree on every other axis (PyTorch's
+// cat). Throws shape_error naming the operand that does not fit.
+inline Extents joined_extents(std::span<const Extents> parts, std::int64_t axis, std::string_view what) {
+  if (parts.empty()) throw value_error(std::string(what) + ": nothing to join; give at least one tensor");
+  const Extents& first = parts[0];
+  const std::size_t a = resolve_axis(axis, first.rank(), first, what);
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    bool fits = parts[k].rank() == first.rank();
+    for (std::size_t r = 0; fits && r < first.rank(); ++r) fits = r == a || parts[k][r] == first[r];
+    if (!fits)
+      throw shape_error(std::string(what) + ": tensor " + std::to_string(k) + " has shape " + parts[k].to_string() +
+                        ", tensor 0 " + first.to_string() + "; they must agree on every axis but " + std::to_string(a));
+    total += parts[k][a];
+  }
+  return with_extent(first, a, total);
+}
+
+// Row by row along the joined axis: part(k, offset_in_part, offset_in_result, count) for each
+// contiguous run of operand k inside the result.
+template <class Part>
+void for_each_joined_run(std::span<const Extents> parts, std::size_t axis, Part&& part) {
+  const axis_split whole(joined_extents(parts, std::int64_t(axis), "fusegrad::cat"), axis);
+  std::size_t at = 0;  // where operand k starts along the axis
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::size_t run = parts[k][axis] * whole.inner;
+    for (std::size_t o = 0; o < whole.outer; ++o) part(k, o * run, (o * whole.extent + at) * whole.inner, run);
+    at += parts[k][axis];
+  }
+}
+}  // namespace detail
+
+/// Operands joined along `axis` (PyTorch's cat): they agree on every other axis. N operands in
+/// the static layer; the tape joins any number (tape/join.hpp), through the same functions.
+///   value: y = [x_0, x_1, ...] along the axis
+///   vjp:   dx_k = the part of dy where x_k sits
+template <std::size_t N>
+struct cat_op {
+  static constexpr std::string_view name = "cat";
+  static constexpr std::string_view backward_name = "CatBackward";
+  static constexpr vjp_needs needs = vjp_needs::none;
+  static constexpr std::size_t arity = N;
+
+  std::int64_t axis = 0;
+
+  template <ShapeLike... S>
+  using result_shape = AnyShape;
+  template <class... E>
+  [[nodiscard]] Extents result_extents(const E&... e) const {
+    const std::array<Extents, N> parts{e...};
+    return detail::joined_extents(parts, axis, "fusegrad::cat");
+  }
+
+  /// The joined values, for operands given as spans (what the tape calls).
+  template <class T>
+  static void join(T* y, std::span<const T* const> values, std::span<const Extents> parts, std::int64_t axis) {
+    const std::size_t a = detail::resolve_axis(axis, parts[0].rank(), parts[0], "fusegrad::cat");
+    detail::for_each_joined_run(parts, a, [&](std::size_t k, std::size_t from, std::size_t to, std::size_t n) {
+      std::copy_n(values[k] + from, n, y + to);
+    });
+  }
+  /// Adds to gradient_of(k) the part of dy that operand k filled, for every k in one pass over dy
+  /// (gradient_of(k) is null for an operand that takes no gradient).
+  template <class T, class GradientOf>
+  static void add_parts(const T* dy, std::span<const Extents> parts, std::int64_t axis, GradientOf gradient_of) {
+    const std::size_t a = detail::resolve_axis(axis, parts[0].rank(), parts[0], "fusegrad::cat");
+    detail::for_each_joined_run(parts, a, [&](std::size_t k, std::size_t in_part, std::size_t in_y, std::size_t n) {
+      if (T* dx = gradient_of(k))
+        for (std::size_t i = 0; i < n; ++i) dx[in_part + i] += dy[in_y + i];
+    });
+  }
+
+  template <class T>
+  void value(T* y, const operands<T, N>& in) const {
+    join(y, std::span<const T* const>(in.values), std::span<const Extents>(in.extents), axis);
+  }
+  template <std::size_t I, class T>
+  void vjp(T* dx, const T* dy, const operands<T, N>& in, const T* /*y*/) const {
+    std::fill_n(dx, in.extents[I].size(), T(0));
+    add_parts(dy, std::span<const Extents>(in.extents), axis, [dx](std::size_t k) { return k == I ? dx : nullptr; });
+  }
+};
+
+/// Expressions joined along `axis` (negative counts from the end): `fg::cat(0, a, b)`. For a
+/// list of tensors, `fg::cat({a, b, c}, axis)` (tape/join.hpp).
+template <Differentiable... Xs>
+  requires(sizeof...(Xs) >= 1)
+[[nodiscard]] auto cat(std::int64_t axis, Xs&&... xs) {
+  return detail::make_materialized_with(cat_op<sizeof...(Xs)>{axis}, std::forward<Xs>(xs)...);
+}
+
+}  // namespace fusegrad

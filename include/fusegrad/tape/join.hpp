@@ -1,0 +1,187 @@
+// tape/join.hpp -- cat and stack of any number of tensors (one CatBackward node), split and chunk (slices).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fusegrad/error.hpp>
+#include <fusegrad/ops/cat.hpp>
+#include <fusegrad/ops/reshape.hpp>
+#include <fusegrad/ops/slice.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/fused.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/record_node.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// The recorded cat of a list of tensors: as many inputs as the list holds, which a static
+// expression (a fixed arity) cannot have. Its value and VJP are cat_op's.
+template <Scalar T>
+class cat_node final : public node<T> {
+ public:
+  cat_node(std::span<const BasicTensor<T>> parts, std::int64_t axis, std::size_t size) : axis_(axis) {
+    this->size = size;
+    std::unordered_map<tensor_impl<T>*, std::ptrdiff_t> edge_of_tensor;  // the same tensor twice: one edge
+    for (const BasicTensor<T>& p : parts) {
+      tensor_impl<T>* impl = p.impl();
+      extents_.push_back(impl->extents.get());
+      std::ptrdiff_t edge = -1;
+      if (impl->requires_grad) {
+        const auto [at, added] = edge_of_tensor.emplace(impl, std::ptrdiff_t(inputs_.size()));
+        if (added) inputs_.push_back(ref<tensor_impl<T>>(impl));
+        edge = at->second;
+      }
+      edge_of_part_.push_back(edge);
+    }
+    for (const auto& input : inputs_) edges_.push_back({input->grad_fn, input.get()});
+    this->input_edges = edges_.data();
+    this->input_count = static_cast<std::uint32_t>(edges_.size());
+  }
+
+  [[nodiscard]] std::string name() const override { return "CatBackward"; }
+  [[nodiscard]] std::string expression() const override {
+    return "cat(" + std::to_string(extents_.size()) + " tensors, " + std::to_string(axis_) + ")";
+  }
+  [[nodiscard]] std::string_view non_analytic_op() const noexcept override { return {}; }
+  // The value is computed at recording (tape/join.hpp), never deferred.
+  void compute_value(T* /*out*/) override {}
+  void settle_value() override {}
+  // The VJP reads no values: an input changed in place since does not change it.
+  void check_runnable() const override {
+    if (this->released) throw freed_graph_error(name());
+  }
+  void backward(const T* grad_output, std::span<T* const> input_grads, T* /*value_out*/) override {
+    cat_op<1>::add_parts(grad_output, std::span<const Extents>(extents_), axis_, [&](std::size_t part) -> T* {
+      return edge_of_part_[part] < 0 ? nullptr : input_grads[std::size_t(edge_of_part_[part])];
+    });
+  }
+  void release_saved() noexcept override {
+    inputs_.clear();
+    this->released = true;
+  }
+
+ private:
+  std::int64_t axis_;
+  std::vector<Extents> extents_;              // of each part
+  std::vector<std::ptrdiff_t> edge_of_part_;  // the edge of each part's tensor; -1 for one without gradient
+  std::vector<ref<tensor_impl<T>>> inputs_;   // the distinct tensors that take a gradient, kept for their edges
+  std::vector<edge<T>> edges_;
+};
+}  // namespace detail
+
+/// Tensors joined along `axis` (negative counts from the end), PyTorch's cat: they agree on
+/// every other axis. One CatBackward node, whatever their number. Throws shape_error naming the
+/// tensor that does not fit, value_error for an empty list.
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> cat(std::span<const BasicTensor<T>> parts, std::int64_t axis) {
+  std::vector<Extents> extents;
+  std::vector<const T*> values;
+  bool needs_grad = false;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k].defined()) throw value_error("fusegrad::cat: tensor " + std::to_string(k) + " is undefined");
+    extents.push_back(parts[k].shape());
+    values.push_back(parts[k].data());  // settles a deferred value
+    needs_grad = needs_grad || parts[k].requires_grad();
+  }
+  const Extents result = detail::joined_extents(extents, axis, "fusegrad::cat");
+  if (!is_grad_enabled() || !needs_grad) {
+    BasicTensor<T> out = BasicTensor<T>::empty(result);
+    cat_op<1>::join(out.impl()->storage->data, std::span<const T* const>(values), std::span<const Extents>(extents),
+                    axis);
+    return out;
+  }
+  BasicTensor<T> out(detail::record_node<T, detail::cat_node<T>>(result, parts, axis, result.size()));
+  cat_op<1>::join(out.impl()->storage->data, std::span<const T* const>(values), std::span<const Extents>(extents),
+                  axis);
+  return out;
+}
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> cat(std::initializer_list<BasicTensor<T>> parts, std::int64_t axis) {
+  return cat(std::span<const BasicTensor<T>>(parts.begin(), parts.size()), axis);
+}
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> cat(const std::vector<BasicTensor<T>>& parts, std::int64_t axis) {
+  return cat(std::span<const BasicTensor<T>>(parts), axis);
+}
+
+/// Tensors of one shape stacked along a new axis `axis` (PyTorch's stack): each is unsqueezed (a
+/// view) and the views are joined.
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> stack(std::span<const BasicTensor<T>> parts, std::int64_t axis) {
+  std::vector<BasicTensor<T>> unsqueezed;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k].defined()) throw value_error("fusegrad::stack: tensor " + std::to_string(k) + " is undefined");
+    if (!(parts[k].shape() == parts[0].shape()))
+      throw shape_error("fusegrad::stack: tensor " + std::to_string(k) + " has shape " + parts[k].shape().to_string() +
+                        ", tensor 0 " + parts[0].shape().to_string() + "; stacked tensors have one shape");
+    unsqueezed.push_back(fused(unsqueeze(parts[k], axis)));
+  }
+  if (unsqueezed.empty()) throw value_error("fusegrad::stack: nothing to stack; give at least one tensor");
+  return cat(std::span<const BasicTensor<T>>(unsqueezed), axis);
+}
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> stack(std::initializer_list<BasicTensor<T>> parts, std::int64_t axis) {
+  return stack(std::span<const BasicTensor<T>>(parts.begin(), parts.size()), axis);
+}
+template <Scalar T>
+[[nodiscard]] BasicTensor<T> stack(const std::vector<BasicTensor<T>>& parts, std::int64_t axis) {
+  return stack(std::span<const BasicTensor<T>>(parts), axis);
+}
+
+/// t cut along `axis` into parts of the given sizes, which add up to its extent (PyTorch's
+/// split with a list): each part a recorded slice, so gradients flow back to t.
+template <Scalar T>
+[[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::span<const std::size_t> sizes,
+                                                std::int64_t axis) {
+  const Extents& e = t.shape();
+  const std::size_t a = detail::resolve_axis(axis, e.rank(), e, "fusegrad::split");
+  std::size_t total = 0;
+  for (std::size_t s : sizes) total += s;
+  if (total != e[a])
+    throw shape_error("fusegrad::split: sizes adding up to " + std::to_string(total) + " for axis " +
+                      std::to_string(a) + " of extent " + std::to_string(e[a]) + " (shape " + e.to_string() +
+                      "); they must add up to the extent");
+  std::vector<BasicTensor<T>> parts;
+  std::int64_t begin = 0;
+  for (std::size_t s : sizes) {
+    parts.push_back(fused(slice(t, std::int64_t(a), begin, begin + std::int64_t(s))));
+    begin += std::int64_t(s);
+  }
+  return parts;
+}
+template <Scalar T>
+[[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::initializer_list<std::size_t> sizes,
+                                                std::int64_t axis) {
+  return split(t, std::span<const std::size_t>(sizes.begin(), sizes.size()), axis);
+}
+/// t cut along `axis` into parts of `size` elements, the last one smaller if the extent is not a
+/// multiple (PyTorch's split with an int).
+template <Scalar T>
+[[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::size_t size, std::int64_t axis) {
+  if (size == 0) throw value_error("fusegrad::split: a part size of 0; give at least 1");
+  const Extents& e = t.shape();
+  const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::split")];
+  std::vector<std::size_t> sizes;
+  for (std::size_t at = 0; at < extent; at += size) sizes.push_back(std::min(size, extent - at));
+  if (extent == 0) sizes.push_back(0);  // PyTorch: one empty part
+  return split(t, std::span<const std::size_t>(sizes), axis);
+}
+/// t cut along `axis` into `chunks` parts of ceil(extent / chunks) elements, the last smaller,
+/// fewer parts when the extent runs out (PyTorch's chunk).
+template <Scalar T>
+[[nodiscard]] std::vector<BasicTensor<T>> chunk(const BasicTensor<T>& t, std::size_t chunks, std::int64_t axis) {
+  if (chunks == 0) throw value_error("fusegrad::chunk: 0 chunks; give at least 1");
+  const Extents& e = t.shape();
+  const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::chunk")];
+  return split(t, std::max<std::size_t>(1, (extent + chunks - 1) / chunks), axis);
+}
+
+}  // namespace fusegrad

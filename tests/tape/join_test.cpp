@@ -1,0 +1,114 @@
+// tape/join_test.cpp -- cat and stack of lists of tensors, split and chunk: values, gradients, shapes, errors.
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/check/gtest.hpp>
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_array.hpp"
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::expect_array_near;
+using fg::test::expect_error;
+
+TEST(Join, CatJoinsAnyNumberOfTensorsInOneNode) {
+  fg::Tensor a = fg::Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2}).requires_grad_();
+  fg::Tensor b = fg::Tensor::from({5.0, 6.0}, {2, 1}).requires_grad_();
+  const fg::Tensor c = fg::Tensor::from({7.0, 8.0, 9.0, 10.0, 11.0, 12.0}, {2, 3});  // takes no gradient
+  const fg::Tensor joined = fg::cat({a, b, c}, 1);
+  EXPECT_EQ(joined.shape(), (Extents{2, 6}));
+  expect_array_near(joined.eigen(), {1, 2, 5, 7, 8, 9, 3, 4, 6, 10, 11, 12});
+  EXPECT_EQ(joined.grad_fn_name(), "CatBackward");
+  // d/d(parts) of sum(w * joined): each part gets its columns of w.
+  const fg::Tensor w = fg::reshape(fg::Tensor::arange(0, 12), {2, 6});
+  fg::Tensor(fg::sum(joined * w)).backward();
+  expect_array_near(a.grad().eigen(), {0, 1, 6, 7});
+  expect_array_near(b.grad().eigen(), {2, 8});
+  EXPECT_FALSE(c.grad().defined());
+  // Along axis 0, and with a negative axis; a single tensor is joined with nothing.
+  EXPECT_EQ(fg::cat({a, fg::Tensor::zeros({3, 2})}, 0).shape(), (Extents{5, 2}));
+  EXPECT_EQ(fg::cat({a, b}, -1).shape(), (Extents{2, 3}));
+  expect_array_near(fg::cat({a}, 0).eigen(), {1, 2, 3, 4});
+}
+
+// The same tensor several times: every part's gradient reaches it.
+TEST(Join, CatOfOneTensorTwiceAddsBothGradients) {
+  fg::Tensor x = fg::Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  const std::vector<fg::Tensor> parts{x, fg::square(x), x};
+  fg::Tensor(fg::sum(fg::cat(parts, 0) * fg::Tensor::from({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {6}))).backward();
+  // 1 + 2 * 3 * x0... : d/dx0 = 1 + 3 * 2 * 1 + 5 = 12, d/dx1 = 2 + 4 * 2 * 2 + 6 = 24.
+  expect_array_near(x.grad().eigen(), {12, 24});
+}
+
+TEST(Join, CatPassesGradcheck) {
+  const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0, 0.25}, {2, 2});
+  const fg::Tensor y = fg::Tensor::from({1.5, -0.5}, {2, 1});
+  EXPECT_TRUE(fg::testing::gradcheck(
+      [](const fg::Tensor& a, const fg::Tensor& b) {
+        return fg::sum(fg::sin(fg::cat({a, fg::Tensor(fg::exp(b)), a}, 1)));
+      },
+      x, y));
+}
+
+TEST(Join, StackAddsAnAxis) {
+  fg::Tensor a = fg::Tensor::from({1.0, 2.0, 3.0}, {3}).requires_grad_();
+  const fg::Tensor b = fg::Tensor::from({4.0, 5.0, 6.0}, {3});
+  const fg::Tensor rows = fg::stack({a, b}, 0), columns = fg::stack({a, b}, -1);
+  EXPECT_EQ(rows.shape(), (Extents{2, 3}));
+  expect_array_near(rows.eigen(), {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(columns.shape(), (Extents{3, 2}));
+  expect_array_near(columns.eigen(), {1, 4, 2, 5, 3, 6});
+  fg::Tensor(fg::sum(columns * fg::Tensor::from({1.0, 0.0, 2.0, 0.0, 3.0, 0.0}, {3, 2}))).backward();
+  expect_array_near(a.grad().eigen(), {1, 2, 3});
+  expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::stack({a, fg::Tensor::zeros({2})}, 0);
+      },
+      {"fusegrad::stack", "tensor 1", "(2)", "(3)"});
+}
+
+TEST(Join, SplitAndChunkAreTheInversesOfCat) {
+  fg::Tensor x = fg::Tensor::arange(0, 10).requires_grad_();
+  const std::vector<fg::Tensor> sized = fg::split(x, {3, 7}, 0);
+  ASSERT_EQ(sized.size(), 2u);
+  expect_array_near(sized[0].eigen(), {0, 1, 2});
+  EXPECT_EQ(sized[1].numel(), 7u);
+  const std::vector<fg::Tensor> fours = fg::split(x, std::size_t{4}, 0);
+  ASSERT_EQ(fours.size(), 3u);
+  EXPECT_EQ(fours[2].numel(), 2u);  // the last part is smaller
+  const std::vector<fg::Tensor> thirds = fg::chunk(x, 3, 0);
+  ASSERT_EQ(thirds.size(), 3u);  // 4 + 4 + 2, as PyTorch's chunk
+  EXPECT_EQ(thirds[0].numel(), 4u);
+  expect_array_near(fg::cat(thirds, 0).eigen(), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // Gradients flow back through the parts to where they came from.
+  fg::Tensor(fg::sum(thirds[1]) + 2.0 * fg::sum(thirds[2])).backward();
+  expect_array_near(x.grad().eigen(), {0, 0, 0, 0, 1, 1, 1, 1, 2, 2});
+  // An empty axis splits into one empty part, as in PyTorch.
+  const std::vector<fg::Tensor> empty_parts = fg::chunk(fg::Tensor::zeros({0, 2}), 3, 0);
+  ASSERT_EQ(empty_parts.size(), 1u);
+  EXPECT_EQ(empty_parts[0].shape(), (Extents{0, 2}));
+  const fg::Tensor m = fg::Tensor::zeros({2, 6});
+  EXPECT_EQ(fg::chunk(m, 4, 1).size(), 3u);  // ceil(6 / 4) = 2 per chunk: three chunks
+  EXPECT_EQ(fg::chunk(m, 4, 1)[0].shape(), (Extents{2, 2}));
+}
+
+TEST(Join, MistakesAreClearErrors) {
+  const fg::Tensor a = fg::Tensor::zeros({2, 3});
+  expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::cat({a, fg::Tensor::zeros({3, 2})}, 1);
+      },
+      {"fusegrad::cat", "tensor 1", "(3, 2)", "(2, 3)", "every axis but 1"});
+  expect_error<fg::shape_error>([&] { (void)fg::cat({a, fg::Tensor::zeros({2, 3, 1})}, 0); }, {"(2, 3, 1)"});
+  expect_error<fg::shape_error>([&] { (void)fg::cat({a}, 2); }, {"fusegrad::cat", "axis 2"});
+  expect_error<fg::value_error>([&] { (void)fg::cat(std::vector<fg::Tensor>{}, 0); }, {"nothing to join"});
+  expect_error<fg::shape_error>([&] { (void)fg::split(a, {1, 1}, 1); }, {"fusegrad::split", "adding up to 2", "3"});
+  expect_error<fg::value_error>([&] { (void)fg::chunk(a, 0, 0); }, {"0 chunks"});
+}
+
+}  // namespace
