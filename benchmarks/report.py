@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""report.py -- turns Google Benchmark JSON from the B1-B5 programs into the README's ratio table.
+"""report.py -- turns Google Benchmark JSON from the B1-B5 and einsum programs into the README's ratio table.
 
 Usage: bash scripts/bench (builds, runs and prints), or by hand:
-       python3 benchmarks/report.py RUN_DIR... (each holding one run's bench_b*.json)
+       python3 benchmarks/report.py RUN_DIR... (each holding one run's bench_*.json)
        python3 benchmarks/report.py FILE.json... (all one run)
 Names follow <case>/<variant>/<size>. Within a run, a variant's time is the median of its
 interleaved repetitions (CPU time; B4's per-node figure also from the fastest), and every

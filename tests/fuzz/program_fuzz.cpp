@@ -1,7 +1,8 @@
 // fuzz/program_fuzz.cpp -- byte-coded programs of tensor operations and backward calls: leaves, element-wise ops,
-// reductions, matrix products, fused and taped expressions, backward with and without retain_graph, detach,
-// in-place updates, NoGradGuard, zero_grad, retain_grad, dropped handles. Each step either succeeds or throws a
-// fusegrad:: exception that leaves every tensor's values and gradient as they were; nothing else may happen.
+// reductions, matrix products, casts to float and back, fused and taped expressions, backward with and without
+// retain_graph, detach, in-place updates, NoGradGuard, zero_grad, retain_grad, dropped handles. Each step either
+// succeeds or throws a fusegrad:: exception that leaves every tensor's values and gradient as they were; nothing
+// else may happen.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -180,7 +181,7 @@ class Machine {
   }
 
   void unary(const Tensor& x) {
-    switch (in_.below(12)) {
+    switch (in_.below(13)) {
       case 0:
         push(fg::sin(x));
         break;
@@ -214,8 +215,11 @@ class Machine {
       case 10:
         push(fg::softplus(x));
         break;
-      default:
+      case 11:
         push(fg::log_sigmoid(x));
+        break;
+      default:  // out to float and back: the graph continues across two casts
+        push(x.to<float>().to<double>());
         break;
     }
   }

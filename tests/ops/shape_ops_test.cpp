@@ -97,6 +97,15 @@ TEST(ShapeOpsShapes, StaticParametersGiveStaticShapes) {
   static_assert(std::is_same_v<decltype(fg::flatten(d))::static_shape, fg::Shape<fg::dyn>>);
   static_assert(std::is_same_v<decltype(fg::permute(d, fg::axes<1, 0>))::static_shape, fg::Shape<3, fg::dyn>>);
   static_assert(std::is_same_v<decltype(fg::reshape(x, {6}))::static_shape, fg::AnyShape>);
+  // cat along a static axis: known extents add up, a dyn one leaves the sum dyn and is filled
+  // by a known one off the axis; along a run-time axis the shape is known at run time.
+  const fg::Var<double, fg::Shape<2, 4>> y;
+  static_assert(std::is_same_v<decltype(fg::cat(fg::axes<1>, x, y, x))::static_shape, fg::Shape<2, 10>>);
+  static_assert(std::is_same_v<decltype(fg::cat(fg::axes<0>, x, d))::static_shape, fg::Shape<fg::dyn, 3>>);
+  static_assert(std::is_same_v<decltype(fg::cat(fg::axes<1>, d, x))::static_shape, fg::Shape<2, 6>>);
+  static_assert(std::is_same_v<decltype(fg::cat(1, x, y))::static_shape, fg::AnyShape>);
+  EXPECT_EQ(fg::cat(fg::axes<0>, x, d).extents(), (Extents{6, 3}));
+  EXPECT_EQ(fg::cat(fg::axes<1>, x, y, x).extents(), (Extents{2, 10}));
   EXPECT_EQ(fg::flatten(d).extents(), (Extents{12}));
   EXPECT_EQ(fg::flatten(fg::reshape(d, {2, 2, 3}), 1).extents(), (Extents{2, 6}));
   EXPECT_EQ(fg::flatten(fg::reshape(d, {2, 2, 3}), 0, 1).extents(), (Extents{4, 3}));

@@ -105,6 +105,10 @@ TYPED_TEST(UnaryOps, Log_sigmoid) {
   this->check([](const auto& x) { return fg::log_sigmoid(x); }, [](double v) { return -std::log1p(std::exp(-v)); }, -8,
               8);
 }
+TYPED_TEST(UnaryOps, Log1mexp) {
+  this->check([](const auto& x) { return fg::log1mexp(x); }, [](double v) { return std::log(-std::expm1(v)); }, -8,
+              -0.05);
+}
 
 // softplus and log_sigmoid at inputs where exp overflows: the exact limits, finite gradients, in
 // both layers. softplus(x) -> x and log_sigmoid(x) -> 0 as x -> inf; softplus(x) -> 0 and
@@ -145,6 +149,35 @@ TEST(UnaryOpsAtLargeInputs, LogisticLossOfLargeMarginsIsFinite) {
   EXPECT_EQ(m.grad().data()[0], -1.0 / 3);
   EXPECT_EQ(m.grad().data()[1], 0.0);
   EXPECT_NEAR(m.grad().data()[2], -1.0 / (1.0 + std::exp(0.5)) / 3, 1e-16);
+}
+
+// log1mexp where each naive form fails: log(1 - exp(x)) is log(0) = -inf at x = -1e-20, where the
+// true value is log(1e-20) (1 - exp(x) = -x to 1e-40); log(-expm1(x)) is log(1) = 0 at x = -40, where
+// the true value is -exp(-40) - exp(-80)/2 - ... The gradient is -exp(x) / (1 - exp(x)) = -1 / expm1(-x):
+// -1e20 and -exp(-40) there; -0 at x = -1000, where the value is -0 (no NaN from inf / inf).
+TEST(UnaryOpsAtLargeInputs, Log1mexpIsAccurateAtBothEnds) {
+  const std::vector<double> xs{-1e-20, -40.0, -1000.0, -std::log(2.0)};
+  const std::vector<double> expected{-20 * std::log(10.0), -std::exp(-40.0) - std::exp(-80.0) / 2, -0.0,
+                                     -std::log(2.0)};
+  const std::vector<double> expected_grad{-1e20, -std::exp(-40.0), -0.0, -1.0};
+  fg::Var<double, fg::Shape<4>> x{xs[0], xs[1], xs[2], xs[3]};
+  fg::Tensor t = fg::Tensor::from(xs, {4}).requires_grad_();
+  const auto values = as_array(fg::eval(fg::log1mexp(x)));
+  const auto dx = fg::grad(fg::sum(fg::log1mexp(x)), x);
+  fg::taped(fg::sum(fg::log1mexp(t))).backward();
+  const Eigen::ArrayXd dt = t.grad().eigen();
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    SCOPED_TRACE("x = " + std::to_string(xs[k]));
+    const auto i = static_cast<Eigen::Index>(k);
+    EXPECT_NEAR(values[i], expected[k], 1e-15 * std::abs(expected[k]));
+    EXPECT_NEAR(dx[i], expected_grad[k], 1e-15 * std::abs(expected_grad[k]));
+    EXPECT_NEAR(dt[i], expected_grad[k], 1e-15 * std::abs(expected_grad[k]));
+  }
+  // Its limits: -inf at 0, NaN above (log of a negative number).
+  fg::Var<double, fg::Shape<2>> edge{0.0, 0.5};
+  const auto at_edge = as_array(fg::eval(fg::log1mexp(edge)));
+  EXPECT_EQ(at_edge[0], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(at_edge[1]));
 }
 
 // Hand-derived gradients at the kinks, where FD cannot judge: the library's documented choices.

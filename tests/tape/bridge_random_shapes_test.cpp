@@ -62,6 +62,7 @@ struct ShapeBlocks {
       {"u * (cos(u) < 1/e) + sin(u) * (sin(u) >= 1/pi)", 8, false, false},
       {"u * eq(u, u) * (cos(u) <= 1/sqrt2) + ne(sin(u), 2)", 8, false, false},
       {"cat(0, slice(u, 0, 0, k), sin(slice(u, 0, k, n))) * u", 5, true, false, 1},
+      {"einsum(\"...,...->...\", cos(u), u) * a", 3, true, true},
   };
   static constexpr std::span<const Block> blocks = table;
 
@@ -91,6 +92,8 @@ struct ShapeBlocks {
         const auto k = std::int64_t(shape[0] / 2), n = std::int64_t(shape[0]);
         return record(fg::cat(0, fg::slice(u, 0, 0, k), fg::sin(fg::slice(u, 0, k, n))) * u);
       }
+      case 13:
+        return record(fg::einsum("...,...->...", fg::cos(u), u) * a);
       default:
         break;
     }
@@ -111,7 +114,7 @@ struct ShapeBlocks {
     throw std::logic_error("no block " + std::to_string(block) + " for this scalar type");
   }
 };
-static_assert(std::size(ShapeBlocks::table) == 13, "apply() has one case per block of the table");
+static_assert(std::size(ShapeBlocks::table) == 14, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<ShapeBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, ShapeChainsAgree, ()) { fg::test::check_random_chain<ShapeBlocks>(); }

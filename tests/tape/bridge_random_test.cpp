@@ -44,6 +44,7 @@ struct SmoothBlocks {
       {"softmax(u, all_axes) * a", 4, true, true},
       {"u * prod(cos(a)) + variance<0>(u)", 4, true, false},
       {"softplus(u) - log_sigmoid(a)", 3, false, true},
+      {"log1mexp(-0.5 - u * u)", 3, false, false},
   };
   static constexpr std::span<const Block> blocks = table;
 
@@ -92,13 +93,17 @@ struct SmoothBlocks {
         return record(fg::softmax(u, fg::all_axes) * a);
       case 20:
         return record(u * fg::prod(fg::cos(a)) + fg::variance<0>(u));
-      default:
+      case 21:
         if constexpr (std::is_floating_point_v<T>) return record(fg::softplus(u) - fg::log_sigmoid(a));
-        throw std::logic_error("a block that is not analytic has no complex form");
+        break;
+      default:
+        if constexpr (std::is_floating_point_v<T>) return record(fg::log1mexp(-0.5 - u * u));
+        break;
     }
+    throw std::logic_error("a block that is not analytic has no complex form");
   }
 };
-static_assert(std::size(SmoothBlocks::table) == 22, "apply() has one case per block of the table");
+static_assert(std::size(SmoothBlocks::table) == 23, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<SmoothBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, FusedTapedAndFiniteDifferencesAgree, ()) { fg::test::check_random_chain<SmoothBlocks>(); }

@@ -46,6 +46,20 @@ void for_each_leaf_taking_grad(const E& e, F&& f) {
     boost::hana::for_each(children(e), [&](const auto& x) { for_each_leaf_taking_grad(x, f); });
 }
 
+/// Whether every op of expression E passes gradients (none is a comparison): then a gradient
+/// reaches every leaf that takes one, and for_each_leaf_taking_grad visits what for_each_leaf does.
+template <class E>
+constexpr bool passes_gradients_everywhere() {
+  if constexpr (E::kind == node_kind::leaf)
+    return true;
+  else if constexpr (!is_differentiable_op_v<typename E::op>)
+    return false;
+  else
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return (passes_gradients_everywhere<Xs>() && ...);
+    }(child_nodes_t<E>{});
+}
+
 namespace detail {
 // Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
 template <class... Parts>

@@ -12,7 +12,9 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/ops/reduction_axes.hpp>  // fg::axes
 #include <fusegrad/shape/resolve_axis.hpp>
+#include <fusegrad/shape/shape.hpp>
 
 namespace fusegrad {
 
@@ -35,6 +37,75 @@ inline Extents joined_extents(std::span<const Extents> parts, std::int64_t axis,
   return with_extent(first, a, total);
 }
 
+// Never defined: the diagnostic of the static rule (shape.hpp: how a shape rule reports).
+template <std::size_t Axis, fixed_text Shapes>
+struct cat_operands_do_not_fit_along_axis;
+
+template <bool Fits, std::size_t Axis, class Joined, class... S>
+struct joined_or_report {
+  using type = Joined;
+};
+template <std::size_t Axis, class Joined, class... S>
+struct joined_or_report<false, Axis, Joined, S...> {
+  enum : std::size_t { report = sizeof(cat_operands_do_not_fit_along_axis<Axis, shapes_text<S...>>) };
+  using type = AnyShape;
+};
+
+// The static shape of operands of shapes S... joined along Axis: AnyShape unless every rank is
+// static; then each axis but Axis takes the extent the operands agree on (dyn where none is
+// known), and Axis their sum (dyn unless each is known). Operands of other ranks, an axis past
+// the rank, or two known extents that differ off the axis are a compile error naming the shapes.
+template <std::size_t Axis, class... S>
+struct joined_shape {
+  using type = AnyShape;
+};
+template <std::size_t Axis, ShapeType First, ShapeType... Rest>
+struct joined_shape<Axis, First, Rest...> {
+  static constexpr std::size_t rank = First::rank;
+  static constexpr bool fits = [] {
+    if (Axis >= rank || ((Rest::rank != rank) || ...)) return false;
+    for (std::size_t r = 0; r < rank; ++r) {
+      if (r == Axis) continue;
+      std::size_t known = First::extents[r];
+      bool agree = true;
+      const auto meet = [&](std::size_t e) {
+        if (e == dyn) return;
+        agree = agree && (known == dyn || known == e);
+        known = e;
+      };
+      (meet(Rest::extents[r < Rest::rank ? r : 0]), ...);
+      if (!agree) return false;
+    }
+    return true;
+  }();
+  static constexpr std::array<std::size_t, rank> out = [] {
+    std::array<std::size_t, rank> e{};
+    if constexpr (fits) {
+      for (std::size_t r = 0; r < rank; ++r) {
+        if (r == Axis) {
+          e[r] = First::extents[r];
+          ((e[r] = e[r] == dyn || Rest::extents[r] == dyn ? dyn : e[r] + Rest::extents[r]), ...);
+        } else {
+          e[r] = First::extents[r];
+          ((e[r] = e[r] == dyn ? Rest::extents[r] : e[r]), ...);
+        }
+      }
+    }
+    return e;
+  }();
+  using type = typename joined_or_report<fits, Axis, shape_from_array<out>, First, Rest...>::type;
+};
+
+// A cat along a run-time axis knows its shape at run time only.
+template <std::size_t Axis, class... S>
+struct cat_result_shape {
+  using type = typename joined_shape<Axis, S...>::type;
+};
+template <class... S>
+struct cat_result_shape<no_axis, S...> {
+  using type = AnyShape;
+};
+
 // Row by row along the joined axis: part(k, offset_in_part, offset_in_result, count) for each
 // contiguous run of operand k inside the result.
 template <class Part>
@@ -53,17 +124,19 @@ void for_each_joined_run(std::span<const Extents> parts, std::size_t axis, Part&
 /// the static layer; the tape joins any number (tape/join.hpp), through the same functions.
 ///   value: y = [x_0, x_1, ...] along the axis
 ///   vjp:   dx_k = the part of dy where x_k sits
-template <std::size_t N>
+/// The axis is a run-time parameter (`fg::cat(1, a, b)`: the result's shape is known at run
+/// time) or, given as `fg::axes<1>`, a static one (StaticAxis: the static shapes join at compile time).
+template <std::size_t N, std::size_t StaticAxis = detail::no_axis>
 struct cat_op {
   static constexpr std::string_view name = "cat";
   static constexpr std::string_view backward_name = "CatBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
   static constexpr std::size_t arity = N;
 
-  std::int64_t axis = 0;
+  std::int64_t axis = StaticAxis == detail::no_axis ? 0 : std::int64_t(StaticAxis);
 
   template <ShapeLike... S>
-  using result_shape = AnyShape;
+  using result_shape = typename detail::cat_result_shape<StaticAxis, S...>::type;
   template <class... E>
   [[nodiscard]] Extents result_extents(const E&... e) const {
     const std::array<Extents, N> parts{e...};
@@ -106,6 +179,13 @@ template <Differentiable... Xs>
   requires(sizeof...(Xs) >= 1)
 [[nodiscard]] auto cat(std::int64_t axis, Xs&&... xs) {
   return detail::make_materialized_with(cat_op<sizeof...(Xs)>{axis}, std::forward<Xs>(xs)...);
+}
+/// The same along a static axis, `fg::cat(fg::axes<1>, a, b)`: operands of static shapes give
+/// a static shape, (2, 3) and (2, 4) a Shape<2, 7>, and a mismatch is a compile error.
+template <std::size_t Axis, Differentiable... Xs>
+  requires(sizeof...(Xs) >= 1)
+[[nodiscard]] auto cat(Axes<Axis>, Xs&&... xs) {
+  return detail::make_materialized_with(cat_op<sizeof...(Xs), Axis>{}, std::forward<Xs>(xs)...);
 }
 
 }  // namespace fusegrad

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <fusegrad/detail/buffer.hpp>
@@ -22,11 +23,12 @@
 
 namespace fusegrad::detail {
 
-// Backpropagates `seed` (shaped like root) through the graph that produced root. Each node
-// runs once, after every consumer of its output has sent its gradient (Kahn's algorithm on
-// the reverse graph), so diamonds and shared sub-graphs are right. No recursion anywhere:
-// a chain of a million nodes needs no stack. Backwards on several threads take turns
-// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients.
+// Backpropagates seeds through the graph that produced the roots: each root's seed (shaped
+// like it) is the gradient arriving at it. Each node runs once, after every consumer of its
+// output has sent its gradient (Kahn's algorithm on the reverse graph), so diamonds, shared
+// sub-graphs and roots that feed each other are right. No recursion anywhere: a chain of a
+// million nodes needs no stack. Backwards on several threads take turns (graph_lock), so
+// graphs that share nodes or leaves get the sum of their gradients.
 //
 // A functional backward (fg::grad) passes `capture`: the tensors whose gradients it wants.
 // Gradients then go to capture->grads, one per wanted tensor reached, and no tensor's
@@ -35,24 +37,57 @@ template <class T>
 struct gradient_capture {
   std::span<tensor_impl<T>* const> wanted;
   std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by run_backward
+  // The capture of the other scalar type, across a cast (tape/cast.hpp): it wants none of
+  // that type's tensors, and leads back here from casts into this type.
+  void* across = nullptr;
   [[nodiscard]] bool wants(const tensor_impl<T>* t) const {
     return std::find(wanted.begin(), wanted.end(), t) != wanted.end();
   }
+  // Adds g to what was captured for t (a graph reached twice across casts sends it twice).
+  void add(tensor_impl<T>* t, small_buffer<T>&& g) {
+    const auto [at, added] = grads.try_emplace(t, std::move(g));
+    if (added) return;
+    const auto n = static_cast<Eigen::Index>(t->extents.size());
+    Eigen::Map<array_t<T>>(at->second.data(), n) += Eigen::Map<const array_t<T>>(g.data(), n);
+  }
 };
 
+// Where a backward starts: a tensor and the gradient arriving at it.
 template <class T>
-void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradient_capture<T>* capture = nullptr) {
-  const graph_lock lock;
-  if (!root.grad_fn) {  // a leaf: its gradient is the seed
-    if (capture) {
-      if (capture->wants(&root))
-        std::copy_n(seed, root.extents.size(),
-                    capture->grads.emplace(&root, small_buffer<T>(root.extents.size())).first->second.data());
-    } else if (root.requires_grad) {
-      root.accumulate_grad(seed);
-    }
-    return;
+struct backward_root {
+  tensor_impl<T>* tensor;
+  const T* seed;  // shaped like the tensor
+};
+
+// Drops what backward reads in every node of the graph that produced the roots, across casts
+// (node::release_across): a backward without retain_graph through casts ends with this.
+template <class T>
+void release_graph(std::span<const backward_root<T>> roots) {
+  std::unordered_set<node<T>*> seen;
+  std::vector<node<T>*> to_visit;
+  for (const backward_root<T>& root : roots)
+    if (root.tensor->grad_fn) to_visit.push_back(root.tensor->grad_fn.get());
+  std::vector<node<T>*> reached;
+  while (!to_visit.empty()) {
+    node<T>* n = to_visit.back();
+    to_visit.pop_back();
+    if (n->released || !seen.insert(n).second) continue;  // a released node's producers are reached already
+    reached.push_back(n);
+    for (const edge<T>& e : n->inputs())
+      if (e.fn) to_visit.push_back(e.fn.get());
   }
+  // Edges hold their producers, so releasing one node destroys none of the others.
+  for (node<T>* n : reached) {
+    if (n->released) continue;  // released across a cast meanwhile
+    if (n->input_count == 0) n->release_across();
+    n->release_saved();
+    n->released = true;
+  }
+}
+
+template <class T>
+void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr) {
+  const graph_lock lock;
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. A program whose shared libraries each
   // hold their own copy of this counter has the copies at different addresses, and each count
@@ -60,39 +95,48 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
   // backwards is about k / 2^63.
   static std::atomic<std::uint64_t> passes{mix64(reinterpret_cast<std::uintptr_t>(&passes))};
   const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
-  node<T>* const top = root.grad_fn.get();
-  top->pass = pass;
-  top->waiting = 0;
-  top->next_visited = nullptr;
+  node<T>* top = nullptr;  // the first node found: the head of the visited list
+  node<T>* last_found = nullptr;
+  const auto found = [&](node<T>* n) {
+    if (n->pass == pass) return;
+    n->pass = pass;
+    n->waiting = 0;
+    n->next_visited = nullptr;
+    (last_found ? last_found->next_visited : top) = n;
+    last_found = n;
+  };
+  for (const backward_root<T>& root : roots)
+    if (root.tensor->grad_fn) found(root.tensor->grad_fn.get());
 
   // 1. Count, for each node, how many edges inside this graph lead to it. The visited list
   //    is its own work list: a node found is appended, and the walk reaches it in turn.
   //    Everything that can make a node refuse to run (freed by an earlier backward, an
   //    input changed in place) is checked here, before any gradient moves, so such a
-  //    backward changes nothing.
-  node<T>* last_found = top;
+  //    backward changes nothing: across a cast too (walk_across).
+  // A graph that casts lead out of may lead back in (x -> x.to<float>() -> .to<double>() + x):
+  // a node can then run in more than one pass, each with its share of the gradient, so no
+  // node is released before the last pass is over (release_graph).
+  bool crosses = false;
   for (node<T>* n = top; n; n = n->next_visited) {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name());
     n->check_runnable();
+    if (n->input_count == 0) [[unlikely]] {
+      crosses = true;
+      n->walk_across([](const void*) {}, true);
+    }
     for (edge<T>& e : n->inputs()) {
-      node<T>* producer = e.fn.get();
-      if (!producer) continue;
-      if (producer->pass != pass) {
-        producer->pass = pass;
-        producer->waiting = 0;
-        producer->next_visited = nullptr;
-        last_found->next_visited = producer;
-        last_found = producer;
+      if (node<T>* producer = e.fn.get()) {
+        found(producer);
+        ++producer->waiting;
       }
-      ++producer->waiting;
     }
   }
 
   // Should anything throw below (an anomaly, an allocation), no node keeps a gradient from
   // this backward: a later one must start clean. A backward that completes leaves every
   // node clean already (each ran once and dropped its gradient). Every visited node stays
-  // alive until the root is gone: the root holds the top node, each node its producers.
+  // alive until the roots are gone: a root holds its node, each node its producers.
   struct reset_on_failure {
     node<T>* visited;
     bool completed = false;
@@ -105,13 +149,27 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
     }
   } reset{top};
 
-  // 2. Run nodes whose consumers are all done, from the root down. Each node adds its
+  // 2. Run nodes whose consumers are all done, from the roots down. Each node adds its
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
   //    the node that produced the input.
-  node<T>& first = *root.grad_fn;
-  std::copy(seed, seed + first.size, first.hold_grad());
-  first.next_ready = nullptr;
-  node<T>* ready = &first;  // a stack, linked through next_ready
+  node<T>* ready = nullptr;  // a stack, linked through next_ready
+  if (roots.size() == 1 && top) {
+    std::copy(roots[0].seed, roots[0].seed + top->size, top->hold_grad());
+    top->next_ready = nullptr;
+    ready = top;
+  } else {
+    for (const backward_root<T>& root : roots) {
+      node<T>* n = root.tensor->grad_fn.get();
+      if (!n) continue;
+      const bool queued = n->has_grad;  // the same root twice: its seeds add up
+      const auto size = static_cast<Eigen::Index>(n->size);
+      Eigen::Map<array_t<T>>(n->grad_destination(), size) += Eigen::Map<const array_t<T>>(root.seed, size);
+      if (!queued && n->waiting == 0) {  // a root that another root reads runs after it
+        n->next_ready = ready;
+        ready = n;
+      }
+    }
+  }
   // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
   // every node has run, so a failed backward leaves them as they were. A functional backward
@@ -137,6 +195,7 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
   constexpr std::size_t inline_inputs = 8;
   std::array<T*, inline_inputs> inline_destinations;
   std::vector<T*> more_destinations;
+  std::vector<ref<node<T>>> crossings;  // nodes that lead into another scalar type's graph
   while (ready) {
     node<T>* n = ready;
     ready = n->next_ready;
@@ -158,6 +217,8 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
       out->value_pending.store(false, std::memory_order_release);
       n->value_settled();
     }
+    if (inputs.empty()) [[unlikely]]
+      crossings.emplace_back(n);
     if (out && (capture ? capture->wants(out) : out->retains_grad)) {
       if (staged) {
         const Eigen::Map<const array_t<T>> g(n->grad_data(), static_cast<Eigen::Index>(n->size));
@@ -178,18 +239,50 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
         ready = e.fn.get();
       }
     n->drop_grad();
-    if (!retain_graph) {
+    if (!retain_graph && !crosses) {
       n->release_saved();
       n->released = true;
     }
   }
+  // The graphs of another scalar type that casts lead into, before this pass's staged
+  // gradients are added: should their backward fail (an anomaly), nothing has changed.
+  if (!crossings.empty()) [[unlikely]]
+    crossings.front()->backward_across(crossings, /*retain_graph=*/true, capture);
+  // Roots that are leaves last, for the same reason.
+  for (const backward_root<T>& root : roots) {
+    tensor_impl<T>* t = root.tensor;
+    if (t->grad_fn) continue;
+    if (capture) {
+      if (capture->wants(t)) {
+        small_buffer<T> g(t->extents.size());
+        std::copy_n(root.seed, t->extents.size(), g.data());
+        capture->add(t, std::move(g));
+      }
+    } else if (t->requires_grad) {
+      if (staged) {
+        if (T* destination = staged_destination(t))
+          Eigen::Map<array_t<T>>(destination, static_cast<Eigen::Index>(t->extents.size())) +=
+              Eigen::Map<const array_t<T>>(root.seed, static_cast<Eigen::Index>(t->extents.size()));
+      } else {
+        t->accumulate_grad(root.seed);
+      }
+    }
+  }
   if (capture) {
     for (auto& [t, g] : staged_grads)
-      if (capture->wants(t)) capture->grads.emplace(t, std::move(g.values));
+      if (capture->wants(t)) capture->add(t, std::move(g.values));
   } else {
     for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
   }
   reset.completed = true;
+  if (crosses && !retain_graph) release_graph(roots);
+}
+
+// One root.
+template <class T>
+void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradient_capture<T>* capture = nullptr) {
+  const backward_root<T> only{&root, seed};
+  run_backward(std::span<const backward_root<T>>(&only, 1), retain_graph, capture);
 }
 
 }  // namespace fusegrad::detail

@@ -188,6 +188,10 @@ class BasicTensor {
   [[nodiscard]] BasicTensor operator[](std::int64_t i) const;
   /// A copy of the values, recorded: its gradient flows back to this tensor (PyTorch's clone).
   [[nodiscard]] BasicTensor clone() const;
+  /// The tensor as scalar type U (float or double), recorded: its gradient is cast back
+  /// (PyTorch's t.to(dtype); tape/cast.hpp). This tensor itself when it has type U already.
+  template <Scalar U>
+  [[nodiscard]] BasicTensor<U> to() const;
   /// The values, flat and row-major, read-only.
   [[nodiscard]] const T* data() const { return checked().data(); }
   [[nodiscard]] Eigen::Map<const detail::array_t<T>> eigen() const {
@@ -201,31 +205,24 @@ class BasicTensor {
   }
   /// Writable values. Counts as an in-place write: nodes that saved this tensor will refuse
   /// to run backward with the changed values.
-  [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen() {
-    check_in_place("mutable_eigen()");
-    checked().data();
-    // Deferred values that read these values are computed now, while they are the recorded ones.
-    impl_->storage->settle_deferred_readers();
-    ++impl_->storage->version;
-    return impl_->values();
-  }
+  [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen() { return written_in_place("mutable_eigen()"); }
   /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
   BasicTensor& sub_(const BasicTensor& other, T alpha = T(1)) {
-    require_same_extents(other, "sub_");
-    mutable_eigen() -= alpha * other.eigen();
+    require_same_extents(other, "sub_()");
+    written_in_place("sub_()") -= alpha * other.eigen();
     return *this;
   }
   BasicTensor& add_(const BasicTensor& other, T alpha = T(1)) {
-    require_same_extents(other, "add_");
-    mutable_eigen() += alpha * other.eigen();
+    require_same_extents(other, "add_()");
+    written_in_place("add_()") += alpha * other.eigen();
     return *this;
   }
   BasicTensor& mul_(T factor) {
-    mutable_eigen() *= factor;
+    written_in_place("mul_()") *= factor;
     return *this;
   }
   BasicTensor& fill_(T value) {
-    mutable_eigen().setConstant(value);
+    written_in_place("fill_()").setConstant(value);
     return *this;
   }
 
@@ -286,6 +283,15 @@ class BasicTensor {
     throw value_error(
         "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
         "read before any backward)");
+  }
+  // The values, about to be written in place by `what` (errors name it).
+  Eigen::Map<detail::array_t<T>> written_in_place(const char* what) {
+    check_in_place(what);
+    checked().data();
+    // Deferred values that read these values are computed now, while they are the recorded ones.
+    impl_->storage->settle_deferred_readers();
+    ++impl_->storage->version;
+    return impl_->values();
   }
   void check_in_place(const char* what) const {
     if (!is_grad_enabled()) return;

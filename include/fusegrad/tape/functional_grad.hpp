@@ -5,15 +5,13 @@
 #include <initializer_list>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
-#include <fusegrad/tape/graph_lock.hpp>
-#include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/walk_graph.hpp>
 
 namespace fusegrad {
 
@@ -24,25 +22,13 @@ namespace detail {
 template <class T>
 std::vector<bool> reached_inputs(tensor_impl<T>& output, std::span<tensor_impl<T>* const> wanted) {
   std::vector<bool> reached(wanted.size(), false);
-  const auto mark = [&](const tensor_impl<T>* t) {
-    for (std::size_t k = 0; k < wanted.size(); ++k)
-      if (wanted[k] == t) reached[k] = true;
-  };
-  mark(&output);
-  const graph_lock lock;
-  std::unordered_set<node<T>*> seen;
-  std::vector<node<T>*> to_visit;
-  if (output.grad_fn) to_visit.push_back(output.grad_fn.get());
-  while (!to_visit.empty()) {
-    node<T>* n = to_visit.back();
-    to_visit.pop_back();
-    if (!seen.insert(n).second) continue;
-    if (n->released) throw freed_graph_error(n->name());
-    for (const edge<T>& e : n->inputs()) {
-      mark(e.input);
-      if (e.fn) to_visit.push_back(e.fn.get());
-    }
-  }
+  walk_graph(
+      output,
+      [&](const void* t) {
+        for (std::size_t k = 0; k < wanted.size(); ++k)
+          if (wanted[k] == t) reached[k] = true;
+      },
+      false);
   return reached;
 }
 }  // namespace detail

@@ -52,6 +52,9 @@ template <class E>
                   "with fusegrad::Tensor::from(...)");
     typename detail::fused_node<node_type>::leaf_list all;
     typename detail::fused_node<node_type>::grad_leaf_list needing_grad;
+    // Only leaves a gradient reaches get an edge: one read only by a comparison gets none. Without
+    // a comparison in the expression, that is every leaf that requires grad, found in one walk.
+    constexpr bool one_walk = passes_gradients_everywhere<node_type>();
     for_each_leaf(expr, [&](const auto& leaf) {
       if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
         detail::tensor_impl<T>* impl = leaf.impl();
@@ -62,15 +65,16 @@ template <class E>
           throw graph_error(
               "fusegrad: a ConstTensor requires grad (requires_grad_() was called through a Tensor& to it); its "
               "type says it takes no gradient, so none would be computed. Use a Tensor for values to differentiate");
+        if (one_walk && impl->requires_grad) needing_grad.push_back(impl);
       }
     });
-    // Only leaves a gradient reaches get an edge: one read only by a comparison gets none.
-    for_each_leaf_taking_grad(expr, [&](const auto& leaf) {
-      if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
-        detail::tensor_impl<T>* impl = leaf.impl();
-        if (impl->requires_grad && !needing_grad.contains(impl)) needing_grad.push_back(impl);
-      }
-    });
+    if constexpr (!one_walk)
+      for_each_leaf_taking_grad(expr, [&](const auto& leaf) {
+        if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
+          detail::tensor_impl<T>* impl = leaf.impl();
+          if (impl->requires_grad && !needing_grad.contains(impl)) needing_grad.push_back(impl);
+        }
+      });
     const Extents extents = expr.extents();
     if constexpr (detail::is_view_of_tensor<node_type>()) {
       detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <new>
 #include <span>
 #include <string>
@@ -22,6 +23,8 @@ template <Scalar T>
 struct tensor_impl;
 template <Scalar T>
 struct node;
+template <class T>
+struct gradient_capture;
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
@@ -130,6 +133,18 @@ struct node : ref_counted<node<T>> {
   /// The first op of the node that is not analytic (abs, relu ...), or empty: whether the
   /// complex step can check a graph through it (fg::gradcheck).
   [[nodiscard]] virtual std::string_view non_analytic_op() const noexcept = 0;
+
+  // A node with no input edges leads into a graph of another scalar type (a cast, tape/cast.hpp):
+  // its backward keeps the gradient for that graph, which the engine backpropagates after this
+  // graph's pass, all such nodes together (backward_across); walks and releases follow it.
+  /// Runs the backward of the other scalar type's graph from `crossings` (every node without
+  /// input edges that this pass ran, this one among them).
+  virtual void backward_across(std::span<const ref<node>> /*crossings*/, bool /*retain_graph*/,
+                               gradient_capture<T>* /*capture*/) {}
+  /// Walks the other scalar type's graph (tape/walk_graph.hpp).
+  virtual void walk_across(const std::function<void(const void*)>& /*on_tensor*/, bool /*check_runnable*/) const {}
+  /// Releases the other scalar type's graph (release_graph in tape/backward.hpp).
+  virtual void release_across() {}
 
  private:
   friend class ref_counted<node>;

@@ -37,6 +37,21 @@ struct recorded_layout {
   static_assert(node_at <= UINT16_MAX && storage_at <= UINT32_MAX);
 };
 
+// The output's state, constructed at its place in the block at `memory` over `storage`, with the
+// node `recorded` (constructed at its place) as its grad_fn: the parts now count references.
+template <Scalar T, class NodeType>
+ref<tensor_impl<T>> link_output(std::byte* memory, NodeType* recorded, stored_extents&& extents,
+                                ref<tensor_storage<T>> storage) noexcept {
+  using layout = recorded_layout<T, NodeType>;
+  recorded->block_offset = layout::node_at;
+  auto* impl = ::new (memory + layout::impl_at) tensor_impl<T>(std::move(extents), std::move(storage));
+  impl->in_block = true;
+  impl->grad_fn = ref<node<T>>::adopt_new(recorded);
+  impl->requires_grad = true;
+  recorded->output.store(impl, std::memory_order_relaxed);
+  return ref<tensor_impl<T>>::adopt_new(impl);
+}
+
 // Constructs a NodeType (from args) and its output tensor (extents e, values not yet
 // written) in one recorded_block; returns the output, whose grad_fn is the node.
 template <Scalar T, class NodeType, class... Args>
@@ -51,14 +66,7 @@ ref<tensor_impl<T>> record_node(const Extents& e, Args&&... args) {
     storage = tensor_storage<T>::in_block(memory + layout::storage_at, layout::storage_at, e.size());
     recorded = ::new (memory + layout::node_at) NodeType(std::forward<Args>(args)...);
     stored_extents extents(e);  // what may throw is done before the parts start counting references
-    recorded->block_offset = layout::node_at;
-    auto* impl =
-        ::new (memory + layout::impl_at) tensor_impl<T>(std::move(extents), ref<tensor_storage<T>>::adopt_new(storage));
-    impl->in_block = true;
-    impl->grad_fn = ref<node<T>>::adopt_new(recorded);
-    impl->requires_grad = true;
-    recorded->output.store(impl, std::memory_order_relaxed);
-    return ref<tensor_impl<T>>::adopt_new(impl);
+    return link_output<T>(memory, recorded, std::move(extents), ref<tensor_storage<T>>::adopt_new(storage));
   } catch (...) {
     if (recorded) std::destroy_at(recorded);
     if (storage) std::destroy_at(storage);
@@ -81,13 +89,7 @@ ref<tensor_impl<T>> record_node_over(const Extents& e, ref<tensor_storage<T>> sh
   try {
     recorded = ::new (memory + layout::node_at) NodeType(std::forward<Args>(args)...);
     stored_extents extents(e);
-    recorded->block_offset = layout::node_at;
-    auto* impl = ::new (memory + layout::impl_at) tensor_impl<T>(std::move(extents), std::move(shared));
-    impl->in_block = true;
-    impl->grad_fn = ref<node<T>>::adopt_new(recorded);
-    impl->requires_grad = true;
-    recorded->output.store(impl, std::memory_order_relaxed);
-    return ref<tensor_impl<T>>::adopt_new(impl);
+    return link_output<T>(memory, recorded, std::move(extents), std::move(shared));
   } catch (...) {
     if (recorded) std::destroy_at(recorded);
     block->~recorded_block();

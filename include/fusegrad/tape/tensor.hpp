@@ -3,6 +3,7 @@
 
 #include <fusegrad/tape/backward.hpp>         // BasicTensor::backward
 #include <fusegrad/tape/basic_tensor.hpp>     // BasicTensor, Tensor, FloatTensor
+#include <fusegrad/tape/cast.hpp>             // t.to<float>(), t.to<double>()
 #include <fusegrad/tape/functional_grad.hpp>  // fg::grad(output, inputs)
 #include <fusegrad/tape/fused.hpp>            // BasicTensor(expr), fused
 #include <fusegrad/tape/join.hpp>             // cat, stack, split, chunk of tensors

@@ -1,0 +1,236 @@
+// einsum.cpp -- einsum forward and backward, loss sum(einsum(...) * R), against the same products written with Eigen:
+//   E1 "ij,jk->ik" at 256x256: three GEMMs by hand;
+//   E2 "bij,bjk->bik" with b = 32, 64x64: three GEMMs per batch element by hand;
+//   E3 "ij,jk,kl->il" with (512,8)(8,512)(512,8), where the order matters: by hand in the best order (the last two
+//      first), and left to right (a 512x512 intermediate) for scale.
+// Every variant's gradient is checked against the hand-written one before it is timed.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include <benchmark/benchmark.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "bench_common.hpp"
+
+namespace fg = fusegrad;
+
+namespace {
+
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using dyn2 = fg::Shape<fg::dyn, fg::dyn>;
+using dyn3 = fg::Shape<fg::dyn, fg::dyn, fg::dyn>;
+
+Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint32_t seed) {
+  return fg::bench::uniform(rows * cols, -1, 1, seed).reshaped<Eigen::RowMajor>(rows, cols);
+}
+
+void expect_same(const double* actual, const double* expected, Eigen::Index n, const char* what) {
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (std::abs(actual[i] - expected[i]) > 1e-9 * (1 + std::abs(expected[i]))) {
+      std::fprintf(stderr, "einsum benchmark: %s differs from the hand-written gradient at %ld: %g vs %g\n", what,
+                   static_cast<long>(i), actual[i], expected[i]);
+      std::abort();
+    }
+}
+
+// --- E1: "ij,jk->ik" ------------------------------------------------------------------------------------------------
+struct product {
+  static constexpr fg::fixed_string subscripts{"ij,jk->ik"};
+  using shape = dyn2;
+  Matrix A = random_matrix(256, 256, 1), B = random_matrix(256, 256, 2), R = random_matrix(256, 256, 3);
+  Matrix dA = R * B.transpose(), dB = A.transpose() * R;  // the reference gradients
+  std::array<const Matrix*, 2> operands() const { return {&A, &B}; }
+  std::array<const Matrix*, 2> gradients() const { return {&dA, &dB}; }
+  fg::Extents extents(const Matrix& m) const { return {std::size_t(m.rows()), std::size_t(m.cols())}; }
+};
+
+void e1_handwritten(benchmark::State& state) {
+  const product p;
+  Matrix C(256, 256), dA(256, 256), dB(256, 256);
+  for (auto _ : state) {
+    C.noalias() = p.A * p.B;
+    const double loss = (C.array() * p.R.array()).sum();
+    dA.noalias() = p.R * p.B.transpose();
+    dB.noalias() = p.A.transpose() * p.R;
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dA.data());
+    benchmark::DoNotOptimize(dB.data());
+  }
+}
+
+// --- E2: "bij,bjk->bik" ---------------------------------------------------------------------------------------------
+constexpr Eigen::Index batch = 32, side = 64;
+struct batched {
+  static constexpr fg::fixed_string subscripts{"bij,bjk->bik"};
+  using shape = dyn3;
+  Matrix A = random_matrix(batch * side, side, 4), B = random_matrix(batch * side, side, 5),
+         R = random_matrix(batch * side, side, 6);  // batch blocks of 64 rows
+  Matrix dA = Matrix(batch * side, side), dB = Matrix(batch * side, side);
+  std::array<const Matrix*, 2> operands() const { return {&A, &B}; }
+  std::array<const Matrix*, 2> gradients() const { return {&dA, &dB}; }
+  fg::Extents extents(const Matrix&) const { return {std::size_t(batch), std::size_t(side), std::size_t(side)}; }
+  batched() {
+    for (Eigen::Index b = 0; b < batch; ++b) {
+      dA.middleRows(b * side, side).noalias() = R.middleRows(b * side, side) * B.middleRows(b * side, side).transpose();
+      dB.middleRows(b * side, side).noalias() = A.middleRows(b * side, side).transpose() * R.middleRows(b * side, side);
+    }
+  }
+};
+
+void e2_handwritten(benchmark::State& state) {
+  const batched p;
+  Matrix C(side, side), dA(batch * side, side), dB(batch * side, side);
+  for (auto _ : state) {
+    double loss = 0;
+    for (Eigen::Index b = 0; b < batch; ++b) {
+      const auto A = p.A.middleRows(b * side, side), B = p.B.middleRows(b * side, side),
+                 R = p.R.middleRows(b * side, side);
+      C.noalias() = A * B;
+      loss += (C.array() * R.array()).sum();
+      dA.middleRows(b * side, side).noalias() = R * B.transpose();
+      dB.middleRows(b * side, side).noalias() = A.transpose() * R;
+    }
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dA.data());
+    benchmark::DoNotOptimize(dB.data());
+  }
+}
+
+// --- E3: "ij,jk,kl->il" ---------------------------------------------------------------------------------------------
+struct chain {
+  static constexpr fg::fixed_string subscripts{"ij,jk,kl->il"};
+  using shape = dyn2;
+  Matrix A = random_matrix(512, 8, 7), B = random_matrix(8, 512, 8), C = random_matrix(512, 8, 9),
+         R = random_matrix(512, 8, 10);
+  Matrix dA, dB, dC;
+  std::array<const Matrix*, 3> operands() const { return {&A, &B, &C}; }
+  std::array<const Matrix*, 3> gradients() const { return {&dA, &dB, &dC}; }
+  fg::Extents extents(const Matrix& m) const { return {std::size_t(m.rows()), std::size_t(m.cols())}; }
+  chain() {
+    const Matrix T = B * C, dT = A.transpose() * R;
+    dA = R * T.transpose();
+    dB = dT * C.transpose();
+    dC = B.transpose() * dT;
+  }
+};
+
+// The best order: T = B C (8x8) first; backward through it.
+void e3_handwritten(benchmark::State& state) {
+  const chain p;
+  Matrix T(8, 8), Y(512, 8), dT(8, 8), dA(512, 8), dB(8, 512), dC(512, 8);
+  for (auto _ : state) {
+    T.noalias() = p.B * p.C;
+    Y.noalias() = p.A * T;
+    const double loss = (Y.array() * p.R.array()).sum();
+    dA.noalias() = p.R * T.transpose();
+    dT.noalias() = p.A.transpose() * p.R;
+    dB.noalias() = dT * p.C.transpose();
+    dC.noalias() = p.B.transpose() * dT;
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dA.data());
+    benchmark::DoNotOptimize(dB.data());
+    benchmark::DoNotOptimize(dC.data());
+  }
+}
+
+// Left to right, as a contraction in a fixed order does: A B is 512x512.
+void e3_left_to_right(benchmark::State& state) {
+  const chain p;
+  Matrix AB(512, 512), Y(512, 8), dAB(512, 512), dA(512, 8), dB(8, 512), dC(512, 8);
+  for (auto _ : state) {
+    AB.noalias() = p.A * p.B;
+    Y.noalias() = AB * p.C;
+    const double loss = (Y.array() * p.R.array()).sum();
+    dAB.noalias() = p.R * p.C.transpose();
+    dC.noalias() = AB.transpose() * p.R;
+    dA.noalias() = dAB * p.B.transpose();
+    dB.noalias() = p.A.transpose() * dAB;
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dA.data());
+    benchmark::DoNotOptimize(dB.data());
+    benchmark::DoNotOptimize(dC.data());
+  }
+}
+
+// --- every case through fusegrad: the static layer, one fused tape node, one node per op
+// ------------------------------
+
+// The static layer: loss = sum(einsum<subscripts>(operands...) * R) over Vars, R a Const.
+template <class Problem>
+void fused(benchmark::State& state) {
+  const Problem p;
+  const auto operands = p.operands();
+  using var = fg::Var<double, typename Problem::shape>;
+  auto vars = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<var, operands.size()>{var(p.extents(*operands[K]))...};
+  }
+  (std::make_index_sequence<operands.size()>{});
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    std::copy_n(operands[k]->data(), operands[k]->size(), vars[k].value().data());
+  fg::Const<double, typename Problem::shape> R(p.extents(p.R));
+  std::copy_n(p.R.data(), p.R.size(), R.value().data());
+  const auto gradients = [&] {
+    return std::apply(
+        [&](auto&... v) { return fg::value_and_grad(fg::sum(fg::einsum<Problem::subscripts>(v...) * R), v...); }, vars);
+  };
+  {
+    const auto all = gradients();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (expect_same(std::get<K + 1>(all).data(), p.gradients()[K]->data(), p.gradients()[K]->size(), "fused"), ...);
+    }
+    (std::make_index_sequence<operands.size()>{});
+  }
+  for (auto _ : state) {
+    auto all = gradients();
+    benchmark::DoNotOptimize(std::get<0>(all));
+    benchmark::DoNotOptimize(std::get<1>(all).data());
+  }
+}
+
+// The tape: the same loss over Tensors, recorded as one fused node (Fused) or one node per op.
+template <class Problem, bool Fused>
+void tape(benchmark::State& state) {
+  const Problem p;
+  const auto operands = p.operands();
+  std::array<fg::Tensor, operands.size()> tensors;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    tensors[k] = fg::Tensor::from(*operands[k], p.extents(*operands[k])).requires_grad_();
+  const fg::ConstTensor R(fg::Tensor::from(p.R, p.extents(p.R)));
+  const auto step = [&] {
+    for (fg::Tensor& t : tensors) t.zero_grad();
+    const auto expr =
+        std::apply([&](auto&... t) { return fg::sum(fg::einsum(Problem::subscripts.view(), t...) * R); }, tensors);
+    fg::Tensor loss = Fused ? fg::Tensor(expr) : fg::taped(expr);
+    loss.backward();
+    return loss;
+  };
+  step();
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    expect_same(tensors[k].grad().data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "tape");
+  for (auto _ : state) benchmark::DoNotOptimize(step().item());
+}
+
+}  // namespace
+
+BENCHMARK(e1_handwritten)->Name("E1/handwritten/256");
+BENCHMARK(fused<product>)->Name("E1/fused/256");
+BENCHMARK(tape<product, true>)->Name("E1/tape_fused/256");
+BENCHMARK(tape<product, false>)->Name("E1/taped/256");
+BENCHMARK(e2_handwritten)->Name("E2/handwritten/32");
+BENCHMARK(fused<batched>)->Name("E2/fused/32");
+BENCHMARK(tape<batched, true>)->Name("E2/tape_fused/32");
+BENCHMARK(tape<batched, false>)->Name("E2/taped/32");
+BENCHMARK(e3_handwritten)->Name("E3/handwritten/512");
+BENCHMARK(e3_left_to_right)->Name("E3/left_to_right/512");
+BENCHMARK(fused<chain>)->Name("E3/fused/512");
+BENCHMARK(tape<chain, true>)->Name("E3/tape_fused/512");
+BENCHMARK(tape<chain, false>)->Name("E3/taped/512");
+
+BENCHMARK_MAIN();

@@ -1,0 +1,424 @@
+// detail/einsum_engine.hpp -- evaluating an einsum: diagonals and sums per operand, then pairwise contractions on
+// Eigen's GEMM in an order chosen by cost, then the result's axes in order.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/shape/einsum_subscripts.hpp>
+
+namespace fusegrad::detail {
+
+using einsum_label_set = std::uint64_t;  // labels as bits
+
+// One operand of an evaluation: row-major values, and per axis a label and an extent. A label
+// may name several axes (a diagonal); an axis of extent 1 under a label of a larger extent is
+// broadcast.
+template <class T>
+struct einsum_input {
+  const T* data;
+  std::span<const einsum_label> labels;
+  std::span<const std::size_t> extents;
+};
+
+// For every index over `extents` (row-major), dst[index . dst_strides] (+)= src[index . src_strides]:
+// the one loop behind diagonals, sums, broadcasts, permutations and scatters.
+template <bool Add, class T>
+void strided_walk(std::span<const std::size_t> extents, std::span<const std::ptrdiff_t> src_strides,
+                  std::span<const std::ptrdiff_t> dst_strides, const T* src, T* dst) {
+  const std::size_t rank = extents.size();
+  for (std::size_t e : extents)
+    if (e == 0) return;
+  if (rank == 0) {
+    if constexpr (Add)
+      *dst += *src;
+    else
+      *dst = *src;
+    return;
+  }
+  const std::size_t inner = extents[rank - 1];
+  const std::ptrdiff_t s_inner = src_strides[rank - 1], d_inner = dst_strides[rank - 1];
+  std::array<std::size_t, einsum_labels> index{};
+  while (true) {
+    const T* s = src;
+    T* d = dst;
+    for (std::size_t i = 0; i < inner; ++i, s += s_inner, d += d_inner) {
+      if constexpr (Add)
+        *d += *s;
+      else
+        *d = *s;
+    }
+    // The odometer over the outer axes.
+    std::size_t axis = rank - 1;
+    while (true) {
+      if (axis == 0) return;
+      --axis;
+      src += src_strides[axis];
+      dst += dst_strides[axis];
+      if (++index[axis] < extents[axis]) break;
+      src -= src_strides[axis] * std::ptrdiff_t(extents[axis]);
+      dst -= dst_strides[axis] * std::ptrdiff_t(extents[axis]);
+      index[axis] = 0;
+    }
+  }
+}
+
+// An operand or an intermediate result while contracting: distinct labels, one per axis, and
+// values (its own, or an operand's).
+template <class T>
+struct einsum_term_values {
+  std::vector<einsum_label> labels;
+  std::vector<T> owned;
+  const T* data = nullptr;
+
+  [[nodiscard]] einsum_label_set label_set() const {
+    einsum_label_set s = 0;
+    for (einsum_label l : labels) s |= einsum_label_set(1) << l;
+    return s;
+  }
+};
+
+// One pairwise contraction of a plan: the results covering the operands `left` and `right`
+// (bit k: operand k), contracted into one that holds the labels `keep`.
+struct einsum_step {
+  std::uint64_t left, right;
+  einsum_label_set keep;
+};
+// The order in which einsum contracts its operands, and its cost: the multiply-adds of its
+// contractions, each the product of the extents of the labels its two operands hold.
+struct einsum_plan {
+  std::vector<einsum_step> steps;
+  double cost = 0;
+};
+
+inline double einsum_cost(einsum_label_set labels, const std::array<std::size_t, einsum_labels>& extent) {
+  double n = 1;
+  for (; labels; labels &= labels - 1) n *= double(extent[std::size_t(std::countr_zero(labels))]);
+  return n;
+}
+
+// Plans the contraction of operands holding the labels `sets` into a result holding `output`:
+// the cheapest order of all for up to 8 operands (dynamic programming over subsets, as
+// opt_einsum's "optimal" path), the cheapest pair first beyond (its "greedy" path).
+inline einsum_plan plan_einsum(std::span<const einsum_label_set> sets, einsum_label_set output,
+                               const std::array<std::size_t, einsum_labels>& extent) {
+  const std::size_t n = sets.size();
+  einsum_plan plan;
+  if (n <= 1) return plan;
+  if (n <= 8) {
+    const std::size_t subsets = std::size_t(1) << n;
+    std::vector<einsum_label_set> labels_of(subsets, 0), kept(subsets, 0);
+    for (std::size_t s = 1; s < subsets; ++s)
+      labels_of[s] = labels_of[s & (s - 1)] | sets[std::size_t(std::countr_zero(s))];
+    // What a result covering s keeps: its labels that the output or an operand outside s holds.
+    for (std::size_t s = 1; s < subsets; ++s) kept[s] = labels_of[s] & (output | labels_of[(subsets - 1) & ~s]);
+    std::vector<double> cost(subsets, 0);
+    std::vector<std::size_t> split(subsets, 0);
+    for (std::size_t s = 1; s < subsets; ++s) {
+      if ((s & (s - 1)) == 0) continue;  // one operand
+      cost[s] = std::numeric_limits<double>::infinity();
+      const std::size_t lowest = s & (~s + 1);
+      for (std::size_t a = (s - 1) & s; a; a = (a - 1) & s) {
+        if (!(a & lowest)) continue;  // each split once: `a` holds the lowest operand
+        const std::size_t b = s & ~a;
+        const double c = cost[a] + cost[b] + einsum_cost(kept[a] | kept[b], extent);
+        if (c < cost[s]) {
+          cost[s] = c;
+          split[s] = a;
+        }
+      }
+    }
+    // The steps in post-order: a step's operands are done before it.
+    std::vector<std::pair<std::size_t, bool>> stack{{subsets - 1, false}};
+    while (!stack.empty()) {
+      const auto [s, expanded] = stack.back();
+      stack.pop_back();
+      if ((s & (s - 1)) == 0) continue;
+      const std::size_t a = split[s], b = s & ~a;
+      if (expanded) {
+        plan.steps.push_back({a, b, kept[s]});
+        continue;
+      }
+      stack.push_back({s, true});
+      stack.push_back({b, false});
+      stack.push_back({a, false});
+    }
+    plan.cost = cost[subsets - 1];
+    return plan;
+  }
+  std::vector<std::pair<std::uint64_t, einsum_label_set>> alive;  // what each result covers, and holds
+  for (std::size_t k = 0; k < n; ++k) alive.emplace_back(std::uint64_t(1) << k, sets[k]);
+  while (alive.size() > 1) {
+    std::size_t best_i = 0, best_j = 1;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < alive.size(); ++i)
+      for (std::size_t j = i + 1; j < alive.size(); ++j) {
+        const double c = einsum_cost(alive[i].second | alive[j].second, extent);
+        if (c < best) {
+          best = c;
+          best_i = i;
+          best_j = j;
+        }
+      }
+    einsum_label_set others = output;
+    for (std::size_t k = 0; k < alive.size(); ++k)
+      if (k != best_i && k != best_j) others |= alive[k].second;
+    const einsum_label_set keep = (alive[best_i].second | alive[best_j].second) & others;
+    plan.steps.push_back({alive[best_i].first, alive[best_j].first, keep});
+    plan.cost += best;
+    alive[best_i] = {alive[best_i].first | alive[best_j].first, keep};
+    alive.erase(alive.begin() + std::ptrdiff_t(best_j));
+  }
+  return plan;
+}
+
+template <class T>
+class einsum_evaluation {
+ public:
+  einsum_evaluation(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
+                    const std::array<std::size_t, einsum_labels>& extent)
+      : inputs_(inputs), output_(output), extent_(extent) {}
+
+  // Writes the result (the output's labels in order, row-major) into out.
+  void run(T* out) {
+    einsum_label_set output_set = 0;
+    for (einsum_label l : output_) output_set |= einsum_label_set(1) << l;
+    // The labels each operand really varies along: a broadcast axis (extent 1 under a larger
+    // label) does not count.
+    std::vector<einsum_label_set> varies(inputs_.size(), 0);
+    for (std::size_t k = 0; k < inputs_.size(); ++k)
+      for (std::size_t a = 0; a < inputs_[k].labels.size(); ++a)
+        if (!broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];
+    std::vector<einsum_term_values<T>> terms;
+    terms.reserve(inputs_.size());
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      einsum_label_set needed = output_set;
+      for (std::size_t j = 0; j < inputs_.size(); ++j)
+        if (j != k) needed |= varies[j];
+      terms.push_back(reduce_operand(inputs_[k], needed));
+    }
+    einsum_term_values<T> result = contract_all(std::move(terms), output_set);
+    copy_into(result, output_, out);  // in the output's axis order
+  }
+
+ private:
+  [[nodiscard]] bool broadcast_axis(const einsum_input<T>& in, std::size_t axis) const {
+    return in.extents[axis] == 1 && extent_[in.labels[axis]] != 1;
+  }
+  [[nodiscard]] std::size_t size_of(einsum_label_set labels) const {
+    std::size_t n = 1;
+    for (; labels; labels &= labels - 1) n *= extent_[std::size_t(std::countr_zero(labels))];
+    return n;
+  }
+  // An operand as a term: its diagonals taken, its broadcast axes dropped, and the labels no
+  // other operand and not the output has summed out. An operand that needs none of that is
+  // used where it is.
+  einsum_term_values<T> reduce_operand(const einsum_input<T>& in, einsum_label_set needed) const {
+    einsum_term_values<T> term;
+    const std::size_t rank = in.labels.size();
+    std::vector<einsum_label> distinct;  // in order of first appearance, broadcast axes left out
+    std::vector<std::ptrdiff_t> source_stride;
+    std::ptrdiff_t stride = 1;
+    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
+    for (std::size_t a = rank; a-- > 0;) {
+      axis_stride[a] = stride;
+      stride *= std::ptrdiff_t(in.extents[a]);
+    }
+    bool as_is = true;
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (broadcast_axis(in, a)) {
+        as_is = false;
+        continue;
+      }
+      const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
+      if (at == distinct.end()) {
+        distinct.push_back(in.labels[a]);
+        source_stride.push_back(axis_stride[a]);
+      } else {
+        as_is = false;  // a diagonal
+        source_stride[std::size_t(at - distinct.begin())] += axis_stride[a];
+      }
+    }
+    for (einsum_label l : distinct)
+      if (!(needed >> l & 1)) as_is = false;
+    if (as_is) {
+      term.labels = std::move(distinct);
+      term.data = in.data;
+      return term;
+    }
+    // Kept labels in their order; summed ones walked too, with no stride in the result.
+    std::vector<std::size_t> walk_extents;
+    std::vector<std::ptrdiff_t> src, dst;
+    for (einsum_label l : distinct)
+      if (needed >> l & 1) term.labels.push_back(l);
+    const std::vector<std::ptrdiff_t> kept_stride = strides_of(term.labels);
+    for (std::size_t j = 0; j < distinct.size(); ++j) {
+      walk_extents.push_back(extent_[distinct[j]]);
+      src.push_back(source_stride[j]);
+      const auto kept = std::find(term.labels.begin(), term.labels.end(), distinct[j]);
+      dst.push_back(kept == term.labels.end() ? 0 : kept_stride[std::size_t(kept - term.labels.begin())]);
+    }
+    term.owned.assign(size_of(labels_to_set(term.labels)), T(0));
+    strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
+                       std::span<const std::ptrdiff_t>(dst), in.data, term.owned.data());
+    term.data = term.owned.data();
+    return term;
+  }
+
+  // The terms contracted pairwise into one, in the order plan_einsum picks.
+  einsum_term_values<T> contract_all(std::vector<einsum_term_values<T>> terms, einsum_label_set output_set) const {
+    std::vector<einsum_label_set> sets(terms.size());
+    for (std::size_t k = 0; k < terms.size(); ++k) sets[k] = terms[k].label_set();
+    const einsum_plan plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set, extent_);
+    // Each step's operands and result are known by the operands they cover (bit k: operand k).
+    std::vector<std::pair<std::uint64_t, einsum_term_values<T>>> done;
+    for (std::size_t k = 0; k < terms.size(); ++k) done.emplace_back(std::uint64_t(1) << k, std::move(terms[k]));
+    const auto take = [&](std::uint64_t covers) {
+      const auto at = std::find_if(done.begin(), done.end(), [&](const auto& d) { return d.first == covers; });
+      einsum_term_values<T> t = std::move(at->second);
+      done.erase(at);
+      return t;
+    };
+    for (const einsum_step& step : plan.steps) {
+      const einsum_term_values<T> left = take(step.left);
+      const einsum_term_values<T> right = take(step.right);
+      done.emplace_back(step.left | step.right, contract(left, right, step.keep));
+    }
+    return std::move(done.front().second);
+  }
+
+  // Copies `t` with its axes in the order `labels`.
+  einsum_term_values<T> permuted(const einsum_term_values<T>& t, std::vector<einsum_label> labels) const {
+    einsum_term_values<T> out;
+    out.labels = std::move(labels);
+    out.owned.resize(size_of(labels_to_set(out.labels)));
+    copy_into(t, out.labels, out.owned.data());
+    out.data = out.owned.data();
+    return out;
+  }
+
+  // Writes t's values into `out`, laid out along `labels` (row-major); a label t lacks is broadcast.
+  void copy_into(const einsum_term_values<T>& t, std::span<const einsum_label> labels, T* out) const {
+    const std::vector<std::ptrdiff_t> from = strides_of(t.labels), to = strides_of(labels);
+    std::vector<std::size_t> extents;
+    std::vector<std::ptrdiff_t> src;
+    for (einsum_label l : labels) {
+      extents.push_back(extent_[l]);
+      const auto at = std::find(t.labels.begin(), t.labels.end(), l);
+      src.push_back(at == t.labels.end() ? 0 : from[std::size_t(at - t.labels.begin())]);
+    }
+    strided_walk<false>(std::span<const std::size_t>(extents), std::span<const std::ptrdiff_t>(src),
+                        std::span<const std::ptrdiff_t>(to), t.data, out);
+  }
+
+  // The row-major strides of an array laid out along distinct `labels`.
+  [[nodiscard]] std::vector<std::ptrdiff_t> strides_of(std::span<const einsum_label> labels) const {
+    std::vector<std::ptrdiff_t> strides(labels.size());
+    std::ptrdiff_t stride = 1;
+    for (std::size_t j = labels.size(); j-- > 0;) {
+      strides[j] = stride;
+      stride *= std::ptrdiff_t(extent_[labels[j]]);
+    }
+    return strides;
+  }
+
+  // C = A B over the labels both hold and no later step needs, batched over the labels both
+  // hold that are kept: one GEMM per batch element. An operand laid out as [batch, free,
+  // contracted] or [batch, contracted, free] is read in place (the second one transposed);
+  // any other is copied into the first layout.
+  einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b,
+                                 einsum_label_set keep) const {
+    const einsum_label_set in_a = a.label_set(), in_b = b.label_set();
+    std::vector<einsum_label> batch, contracted, a_free, b_free;
+    for (einsum_label l : a.labels) {
+      const bool shared = in_b >> l & 1;
+      if (shared && (keep >> l & 1))
+        batch.push_back(l);
+      else if (shared)
+        contracted.push_back(l);
+      else
+        a_free.push_back(l);
+    }
+    for (einsum_label l : b.labels)
+      if (!(in_a >> l & 1)) b_free.push_back(l);
+    const auto concat = [](std::initializer_list<const std::vector<einsum_label>*> parts) {
+      std::vector<einsum_label> all;
+      for (const auto* p : parts) all.insert(all.end(), p->begin(), p->end());
+      return all;
+    };
+    einsum_term_values<T> a_copy, b_copy;
+    const einsum_term_values<T>* pa = &a;
+    const einsum_term_values<T>* pb = &b;
+    bool a_transposed = false, b_transposed = false;
+    if (a.labels == concat({&batch, &contracted, &a_free}) && !contracted.empty() && !a_free.empty()) {
+      a_transposed = true;
+    } else if (a.labels != concat({&batch, &a_free, &contracted})) {
+      a_copy = permuted(a, concat({&batch, &a_free, &contracted}));
+      pa = &a_copy;
+    }
+    if (b.labels == concat({&batch, &b_free, &contracted}) && !contracted.empty() && !b_free.empty()) {
+      b_transposed = true;
+    } else if (b.labels != concat({&batch, &contracted, &b_free})) {
+      b_copy = permuted(b, concat({&batch, &contracted, &b_free}));
+      pb = &b_copy;
+    }
+    const std::size_t batches = size_of(labels_to_set(batch));
+    const auto m = Eigen::Index(size_of(labels_to_set(a_free)));
+    const auto k = Eigen::Index(size_of(labels_to_set(contracted)));
+    const auto n = Eigen::Index(size_of(labels_to_set(b_free)));
+    einsum_term_values<T> c;
+    c.labels = concat({&batch, &a_free, &b_free});
+    c.owned.resize(batches * std::size_t(m * n));
+    c.data = c.owned.data();
+    using matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    for (std::size_t i = 0; i < batches; ++i) {
+      Eigen::Map<matrix> ci(c.owned.data() + i * std::size_t(m * n), m, n);
+      if (k == 0) {
+        ci.setZero();
+        continue;
+      }
+      const T* ai = pa->data + i * std::size_t(m * k);
+      const T* bi = pb->data + i * std::size_t(k * n);
+      const auto left = [&](auto&& rhs) {
+        if (a_transposed)
+          ci.noalias() = Eigen::Map<const matrix>(ai, k, m).transpose() * rhs;
+        else
+          ci.noalias() = Eigen::Map<const matrix>(ai, m, k) * rhs;
+      };
+      if (b_transposed)
+        left(Eigen::Map<const matrix>(bi, n, k).transpose());
+      else
+        left(Eigen::Map<const matrix>(bi, k, n));
+    }
+    return c;
+  }
+
+  static einsum_label_set labels_to_set(const std::vector<einsum_label>& labels) {
+    einsum_label_set s = 0;
+    for (einsum_label l : labels) s |= einsum_label_set(1) << l;
+    return s;
+  }
+
+  std::span<const einsum_input<T>> inputs_;
+  std::span<const einsum_label> output_;
+  const std::array<std::size_t, einsum_labels>& extent_;
+};
+
+// The einsum of `inputs` with the labels `output` (which may include labels no input has:
+// broadcast, of the extent `extent` gives), written into out.
+template <class T>
+void einsum_evaluate(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
+                     const std::array<std::size_t, einsum_labels>& extent, T* out) {
+  einsum_evaluation<T>(inputs, output, extent).run(out);
+}
+
+}  // namespace fusegrad::detail

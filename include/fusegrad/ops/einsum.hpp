@@ -1,0 +1,251 @@
+// ops/einsum.hpp -- einsum: subscripts checked at compile time or at run time, contractions on GEMM, and the
+// vector-Jacobian product of every operand.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fusegrad/detail/einsum_engine.hpp>
+#include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/shape/einsum_subscripts.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+// Never defined: the diagnostic of a static einsum (shape.hpp: how a shape rule reports). Its
+// argument is the whole message: einsum("ij,jk->ik"): label j is 3 in operand 0 and 4 in operand 1.
+template <fixed_text Message>
+struct einsum_error;
+
+template <ShapeLike S>
+constexpr einsum_operand_shape einsum_shape_of() {
+  einsum_operand_shape shape;
+  if constexpr (std::same_as<S, AnyShape>) {
+    shape.rank_known = false;
+  } else {
+    shape.rank = S::rank;
+    for (std::size_t a = 0; a < S::rank; ++a) shape.extents[a] = S::extents[a];
+  }
+  return shape;
+}
+
+// Subscripts given as a template argument: parsed, bound to the operands' static shapes, and
+// every mistake reported, at compile time.
+template <fixed_string Text, ShapeLike... Ss>
+struct static_einsum {
+  static constexpr std::size_t n = sizeof...(Ss);
+  static constexpr std::array<einsum_operand_shape, n> shapes{einsum_shape_of<Ss>()...};
+  static constexpr einsum_binding<n> bind() {
+    const einsum_parsed<n> parsed = parse_einsum<n>(Text.view());
+    if (!parsed.error.empty()) {
+      einsum_binding<n> failed;
+      failed.error = parsed.error;
+      return failed;
+    }
+    return bind_einsum<n>(Text.view(), parsed, std::span<const einsum_operand_shape, n>(shapes));
+  }
+  static constexpr std::size_t message_length = bind().error.size();
+  static constexpr bool rank_known = bind().output_rank_known;
+  static constexpr std::size_t rank = bind().output_rank;
+  static constexpr auto extents = [] {
+    std::array<std::size_t, rank> e{};
+    const einsum_binding<n> b = bind();
+    for (std::size_t a = 0; a < rank; ++a) e[a] = b.extent[b.output[a]];
+    return e;
+  }();
+  struct ok {
+    using type = std::conditional_t<rank_known, shape_from_array<extents>, AnyShape>;
+  };
+  struct failed {
+    static constexpr auto message = [] {
+      fixed_text<message_length + 1> text{};
+      const std::string m = bind().error;
+      for (std::size_t k = 0; k < message_length; ++k) text.chars[k] = m[k];
+      return text;
+    }();
+    enum : std::size_t { report = sizeof(einsum_error<message>) };
+    using type = AnyShape;  // after the one error, a shape, so that nothing else fails
+  };
+  using shape = typename std::conditional_t<message_length == 0, ok, failed>::type;
+};
+
+// The subscripts of an einsum_op: a template argument, parsed at compile time...
+template <fixed_string Text, std::size_t N>
+struct einsum_static_text {
+  [[nodiscard]] static constexpr std::string_view text() { return Text.view(); }
+  static constexpr einsum_subscripts<N> subscripts_ = [] {
+    return static_cast<einsum_subscripts<N>>(parse_einsum<N>(Text.view()));
+  }();
+  [[nodiscard]] static constexpr const einsum_subscripts<N>& subscripts() { return subscripts_; }
+  template <ShapeLike... Ss>
+  using shape = typename static_einsum<Text, Ss...>::shape;
+};
+// ... or a run-time string, parsed when the op is made (throwing value_error).
+template <std::size_t N>
+struct einsum_runtime_text {
+  std::string text_;
+  einsum_subscripts<N> subscripts_;
+  // Default-constructible as every op spec is (std::tuple asks, for the expression that holds it);
+  // an einsum is made from its subscripts.
+  einsum_runtime_text() = default;
+  explicit einsum_runtime_text(std::string_view text) : text_(text) {
+    einsum_parsed<N> parsed = parse_einsum<N>(text);
+    if (!parsed.error.empty()) throw value_error("fusegrad::" + parsed.error);
+    subscripts_ = parsed;
+  }
+  [[nodiscard]] std::string_view text() const { return text_; }
+  [[nodiscard]] const einsum_subscripts<N>& subscripts() const { return subscripts_; }
+  template <ShapeLike... Ss>
+  using shape = AnyShape;
+};
+}  // namespace detail
+
+/// einsum over N operands, NumPy's and PyTorch's: `"ij,jk->ik"` is a matrix product, `"ii->i"`
+/// a diagonal, `"ii"` a trace, `"bij,bjk->bik"` a batched product, `"...ij->...ji"` a transpose of
+/// the last two axes. Without "->", the output holds the "..." axes, then the labels seen once in
+/// ASCII order. A label's extents agree across operands or are 1 (broadcast, as in PyTorch);
+/// repeated in one operand they are equal. Operands are contracted pairwise on Eigen's GEMM, in
+/// the order of least cost (detail/einsum_engine.hpp).
+///   value: y = sum over the labels not in the output of the product of the operands
+///   vjp:   dx_k = the einsum of dy and the other operands onto x_k's labels: broadcast along
+///          labels only x_k has, written along the diagonal where x_k repeats a label, summed
+///          over its broadcast axes
+template <std::size_t N, class Text>
+struct einsum_op : Text {
+  static constexpr std::string_view name = "einsum";
+  static constexpr std::string_view backward_name = "EinsumBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr std::size_t arity = N;
+
+  template <ShapeLike... Ss>
+  using result_shape = typename Text::template shape<Ss...>;
+
+  using Text::Text;
+  einsum_op() = default;
+
+  template <class... E>
+  [[nodiscard]] Extents result_extents(const E&... e) const {
+    const detail::einsum_binding<N> b = bind(std::array<Extents, N>{e...});
+    std::array<std::size_t, Extents::max_rank> out{};
+    for (std::size_t a = 0; a < b.output_rank; ++a) out[a] = b.extent[b.output[a]];
+    return Extents(std::span<const std::size_t>(out.data(), b.output_rank));
+  }
+
+  template <class T>
+  void value(T* y, const operands<T, N>& in) const {
+    const detail::einsum_binding<N> b = bind(in.extents);
+    const auto inputs = inputs_of(b, in);
+    detail::einsum_evaluate<T>(std::span<const detail::einsum_input<T>>(inputs),
+                               std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, y);
+  }
+
+  template <std::size_t I, class T>
+  void vjp(T* dx, const T* dy, const operands<T, N>& in, const T* /*y*/) const {
+    const detail::einsum_binding<N> b = bind(in.extents);
+    auto all = inputs_of(b, in);
+    std::vector<detail::einsum_input<T>> inputs;
+    const std::array<std::size_t, Extents::max_rank> output_extents = [&] {
+      std::array<std::size_t, Extents::max_rank> e{};
+      for (std::size_t a = 0; a < b.output_rank; ++a) e[a] = b.extent[b.output[a]];
+      return e;
+    }();
+    inputs.push_back({dy, std::span<const detail::einsum_label>(b.output.data(), b.output_rank),
+                      std::span<const std::size_t>(output_extents.data(), b.output_rank)});
+    for (std::size_t k = 0; k < N; ++k)
+      if (k != I) inputs.push_back(all[k]);
+    // Operand I's labels, each once; when that is its axes as they are (no diagonal, no
+    // broadcast axis), the gradient is computed in place.
+    const std::span<const detail::einsum_label> axes(b.axis_labels[I].data(), b.ranks[I]);
+    std::vector<detail::einsum_label> distinct;
+    bool in_place = true;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      if (std::find(distinct.begin(), distinct.end(), axes[a]) != distinct.end())
+        in_place = false;
+      else
+        distinct.push_back(axes[a]);
+      if (in.extents[I][a] != b.extent[axes[a]]) in_place = false;  // broadcast
+    }
+    const std::span<const detail::einsum_input<T>> gradient_inputs(inputs);
+    if (in_place) {
+      detail::einsum_evaluate<T>(gradient_inputs, axes, b.extent, dx);
+      return;
+    }
+    std::size_t n = 1;
+    for (detail::einsum_label l : distinct) n *= b.extent[l];
+    std::vector<T> g(n);
+    detail::einsum_evaluate<T>(gradient_inputs, std::span<const detail::einsum_label>(distinct), b.extent, g.data());
+    // Scattered back: along the diagonal of a repeated label, summed over a broadcast axis.
+    std::vector<std::size_t> walk_extents;
+    std::vector<std::ptrdiff_t> src(distinct.size()), dst(distinct.size(), 0);
+    std::ptrdiff_t s = 1;
+    for (std::size_t j = distinct.size(); j-- > 0;) {
+      src[j] = s;
+      s *= std::ptrdiff_t(b.extent[distinct[j]]);
+    }
+    std::ptrdiff_t stride = 1;
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      const std::size_t j = std::size_t(std::find(distinct.begin(), distinct.end(), axes[a]) - distinct.begin());
+      if (in.extents[I][a] == b.extent[axes[a]]) dst[j] += stride;
+      stride *= std::ptrdiff_t(in.extents[I][a]);
+    }
+    for (detail::einsum_label l : distinct) walk_extents.push_back(b.extent[l]);
+    std::fill_n(dx, in.extents[I].size(), T(0));
+    detail::strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
+                               std::span<const std::ptrdiff_t>(dst), g.data(), dx);
+  }
+
+ private:
+  // The subscripts bound to run-time extents: throws shape_error for extents that do not fit.
+  [[nodiscard]] detail::einsum_binding<N> bind(const std::array<Extents, N>& extents) const {
+    std::array<detail::einsum_operand_shape, N> shapes{};
+    for (std::size_t k = 0; k < N; ++k) {
+      shapes[k].rank = extents[k].rank();
+      for (std::size_t a = 0; a < extents[k].rank(); ++a) shapes[k].extents[a] = extents[k][a];
+    }
+    detail::einsum_binding<N> b = detail::bind_einsum<N>(this->text(), this->subscripts(),
+                                                         std::span<const detail::einsum_operand_shape, N>(shapes));
+    if (!b.error.empty()) throw shape_error("fusegrad::" + b.error);
+    return b;
+  }
+  template <class T>
+  static std::array<detail::einsum_input<T>, N> inputs_of(const detail::einsum_binding<N>& b,
+                                                          const operands<T, N>& in) {
+    std::array<detail::einsum_input<T>, N> inputs;
+    for (std::size_t k = 0; k < N; ++k)
+      inputs[k] = {in.values[k], std::span<const detail::einsum_label>(b.axis_labels[k].data(), b.ranks[k]),
+                   in.extents[k].axes()};
+    return inputs;
+  }
+};
+
+/// einsum with the subscripts checked at compile time: `fg::einsum<"ij,jk->ik">(a, b)`. The
+/// result's static shape follows from the operands' (dyn where an extent is known at run
+/// time only); malformed subscripts, a wrong operand count, ranks or static extents that do not
+/// fit are one compile error whose text says what is wrong.
+template <fixed_string Subscripts, Differentiable... Xs>
+  requires(sizeof...(Xs) >= 1)
+[[nodiscard]] auto einsum(Xs&&... xs) {
+  using op = einsum_op<sizeof...(Xs), detail::einsum_static_text<Subscripts, sizeof...(Xs)>>;
+  return detail::make_materialized_with(op{}, std::forward<Xs>(xs)...);
+}
+
+/// einsum with the subscripts given at run time: `fg::einsum("ij,jk->ik", a, b)`, for tensors
+/// above all. Throws value_error for malformed subscripts or a wrong operand count, and
+/// shape_error (when the extents are known) for ranks or extents that do not fit, quoting the
+/// subscripts and naming the label.
+template <Differentiable... Xs>
+  requires(sizeof...(Xs) >= 1)
+[[nodiscard]] auto einsum(std::string_view subscripts, Xs&&... xs) {
+  using op = einsum_op<sizeof...(Xs), detail::einsum_runtime_text<sizeof...(Xs)>>;
+  return detail::make_materialized_with(op(subscripts), std::forward<Xs>(xs)...);
+}
+
+}  // namespace fusegrad

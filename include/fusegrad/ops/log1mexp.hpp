@@ -1,0 +1,41 @@
+// ops/log1mexp.hpp -- element-wise log(1 - exp(x)) for x <= 0, accurate everywhere, and its vector-Jacobian product.
+#pragma once
+
+#include <numbers>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/detail/make_node.hpp>
+
+namespace fusegrad {
+
+/// Element-wise log(1 - exp(x)), for x <= 0: the log of a probability's complement given its
+/// log, log(1 - p) from log p. Neither obvious form is accurate everywhere, so it switches at
+/// x = -log 2 between them (Maechler, "Accurately computing log(1 - exp(-|a|))", 2012):
+/// log(-expm1(x)) near 0, where 1 - exp(x) cancels, and log1p(-exp(x)) below, where
+/// -expm1(x) rounds to 1. PyTorch has no such function; this one follows Julia's
+/// LogExpFunctions.log1mexp: -inf at x = 0, NaN above.
+///   value: y = x > -log 2 ? log(-expm1(x)) : log1p(-exp(x))
+///   vjp:   dx = -dy / expm1(-x)      (= -dy exp(x) / (1 - exp(x)))
+/// At x = -1000 the value is -0 and the gradient -0; at x = -1e-20, -46.05... and -1e20.
+struct log1mexp_op {
+  static constexpr std::string_view name = "log1mexp";
+  static constexpr std::string_view backward_name = "Log1mexpBackward";
+  static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr bool analytic = false;  // real only: the switch between its two forms compares x
+  static auto value(const auto& x) {
+    using T = typename std::decay_t<decltype(x)>::Scalar;
+    static_assert(std::is_floating_point_v<T>,
+                  "fusegrad::log1mexp: real scalars only (it picks between its two forms by comparing x)");
+    return (x > T(-std::numbers::ln2)).select((-x.expm1()).log(), (-x.exp()).log1p());
+  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy / (-x).expm1(); }
+};
+
+/// Element-wise log(1 - exp(x)) for x <= 0, accurate at both ends (see log1mexp_op).
+[[nodiscard]] constexpr auto log1mexp(Differentiable auto&& x) {
+  return detail::make_unary<log1mexp_op>(std::forward<decltype(x)>(x));
+}
+
+}  // namespace fusegrad

@@ -1,0 +1,349 @@
+// shape/einsum_subscripts.hpp -- einsum's subscripts: parsed, and bound to the operands' shapes, at compile time
+// or at run time by the same constexpr functions, which also word every error.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/shape/shape.hpp>
+
+namespace fusegrad {
+
+/// A string as a template argument: `fg::einsum<"ij,jk->ik">(a, b)`.
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+  constexpr fixed_string(const char (&text)[N]) {  // NOLINT: implicit, so that a literal is the argument
+    std::copy_n(text, N, chars);
+  }
+  [[nodiscard]] constexpr std::string_view view() const { return {chars, N - 1}; }
+};
+
+}  // namespace fusegrad
+
+namespace fusegrad::detail {
+
+// A label is a letter, 'A'-'Z' as 0-25 and 'a'-'z' as 26-51 (so that ordering labels orders
+// letters as ASCII does: PyTorch's implicit output), or an axis under "...": 52 + its place
+// among the broadcast "..." axes, aligned from the right.
+using einsum_label = std::uint8_t;
+inline constexpr std::size_t einsum_letters = 52;
+inline constexpr std::size_t einsum_labels = einsum_letters + Extents::max_rank;
+
+constexpr int einsum_letter_label(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  return -1;
+}
+
+// Appends what errors print of a label: its letter, or "..." for a broadcast axis.
+constexpr void append_label(std::string& out, std::size_t label) {
+  if (label < 26)
+    out += char('A' + label);
+  else if (label < einsum_letters)
+    out += char('a' + (label - 26));
+  else
+    out += "...";
+}
+constexpr void append_number(std::string& out, std::size_t n) {
+  char digits[20]{};
+  int count = 0;
+  for (; n != 0 || count == 0; n /= 10) digits[count++] = char('0' + n % 10);
+  while (count) out += digits[--count];
+}
+
+// One operand's (or the output's) subscripts: its letters in order, and where "..." stands
+// among them (-1: nowhere).
+struct einsum_term {
+  std::array<einsum_label, Extents::max_rank> letters{};
+  std::size_t count = 0;
+  std::ptrdiff_t ellipsis = -1;
+};
+
+// Subscripts of N operands, parsed.
+template <std::size_t N>
+struct einsum_subscripts {
+  std::array<einsum_term, N> inputs{};
+  einsum_term output{};
+  bool explicit_output = false;
+};
+// What parsing gives: the subscripts, or (`error` not empty) what is wrong with them.
+template <std::size_t N>
+struct einsum_parsed : einsum_subscripts<N> {
+  std::string error;
+};
+
+// What every einsum error starts with: einsum("ij,jk->ik"):
+constexpr std::string einsum_error_prefix(std::string_view subscripts) {
+  std::string out = "einsum(\"";
+  out += subscripts;
+  out += "\"): ";
+  return out;
+}
+
+// Reads one term, text[begin, end): letters, spaces and at most one "...".
+constexpr std::string parse_einsum_term(std::string_view text, std::size_t begin, std::size_t end, einsum_term& term,
+                                        std::string_view whose) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const char c = text[i];
+    if (c == ' ') continue;
+    std::string why;
+    if (c == '.') {
+      if (text.substr(i, 3) != "..." || i + 3 > end) {
+        why = "'.' at index ";
+        append_number(why, i);
+        return why + " is not part of an ellipsis \"...\"";
+      }
+      if (term.ellipsis >= 0) {
+        why = "a second \"...\" at index ";
+        append_number(why, i);
+        return why + " in " + std::string(whose) + "; a term has at most one";
+      }
+      term.ellipsis = std::ptrdiff_t(term.count);
+      i += 2;
+      continue;
+    }
+    const int label = einsum_letter_label(c);
+    if (label < 0) {
+      why = "'";
+      why += c;
+      why += "' at index ";
+      append_number(why, i);
+      return why + " is not a subscript; subscripts are the letters a-z and A-Z, with \"...\", ',' and \"->\"";
+    }
+    if (term.count == Extents::max_rank) {
+      why = std::string(whose) + " has more than ";
+      append_number(why, Extents::max_rank);
+      return why + " subscripts; tensors have rank 8 at most";
+    }
+    term.letters[term.count++] = einsum_label(label);
+  }
+  return {};
+}
+
+// Parses PyTorch's einsum subscripts ("ij,jk->ik", "...ij->...ji", "ii", spaces allowed) for
+// N operands.
+template <std::size_t N>
+constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
+  einsum_parsed<N> parsed;
+  const auto fail = [&](std::string why) {
+    parsed.error = einsum_error_prefix(text) + why;
+    return parsed;
+  };
+  const std::size_t arrow = text.find("->");
+  if (arrow != std::string_view::npos && text.find("->", arrow + 2) != std::string_view::npos)
+    return fail("\"->\" appears twice");
+  const std::size_t inputs_end = arrow == std::string_view::npos ? text.size() : arrow;
+  std::size_t terms = 1;
+  for (std::size_t i = 0; i < inputs_end; ++i) terms += text[i] == ',';
+  if (terms != N) {
+    std::string why = "the subscripts name ";
+    append_number(why, terms);
+    why += terms == 1 ? " operand and " : " operands and ";
+    append_number(why, N);
+    return fail(why + (N == 1 ? " is given" : " are given"));
+  }
+  std::size_t begin = 0;
+  for (std::size_t k = 0; k < N; ++k) {
+    std::size_t end = begin;
+    while (end < inputs_end && text[end] != ',') ++end;
+    std::string whose = "operand ";
+    append_number(whose, k);
+    if (std::string why = parse_einsum_term(text, begin, end, parsed.inputs[k], whose); !why.empty()) return fail(why);
+    begin = end + 1;
+  }
+  if (arrow == std::string_view::npos) return parsed;
+  parsed.explicit_output = true;
+  for (std::size_t i = arrow + 2; i < text.size(); ++i)
+    if (text[i] == ',' || text[i] == '-' || text[i] == '>') {
+      std::string why = "'";
+      why += text[i];
+      why += "' at index ";
+      append_number(why, i);
+      return fail(why + " is in the output, which is one term");
+    }
+  if (std::string why = parse_einsum_term(text, arrow + 2, text.size(), parsed.output, "the output"); !why.empty())
+    return fail(why);
+  // Output labels: each from some operand, none twice.
+  const einsum_term& out = parsed.output;
+  for (std::size_t k = 0; k < out.count; ++k) {
+    std::string why = "output label ";
+    append_label(why, out.letters[k]);
+    for (std::size_t j = 0; j < k; ++j)
+      if (out.letters[j] == out.letters[k]) return fail(why + " appears twice; each output label names one axis");
+    bool found = false;
+    for (const einsum_term& in : parsed.inputs)
+      for (std::size_t j = 0; j < in.count; ++j) found = found || in.letters[j] == out.letters[k];
+    if (!found) return fail(why + " appears in no operand");
+  }
+  return parsed;
+}
+
+// What is known of an operand's shape: at run time everything; at compile time its rank, or
+// not (AnyShape), and each extent, or dyn.
+struct einsum_operand_shape {
+  bool rank_known = true;
+  std::size_t rank = 0;
+  std::array<std::size_t, Extents::max_rank> extents{};
+};
+
+// Subscripts bound to N operands' shapes: each axis's label, each label's extent (dyn when
+// unknown), the output's labels. `error` is empty unless the shapes do not fit the subscripts.
+template <std::size_t N>
+struct einsum_binding {
+  std::array<std::array<einsum_label, Extents::max_rank>, N> axis_labels{};
+  std::array<std::size_t, N> ranks{};
+  std::array<einsum_label, Extents::max_rank> output{};
+  std::size_t output_rank = 0;
+  bool output_rank_known = true;                    // false when "..." covers an operand of unknown rank
+  std::array<std::size_t, einsum_labels> extent{};  // of each label used; 1 for a label of no operand
+  std::uint64_t used = 0;                           // the labels some operand has, as bits
+  std::string error;
+};
+
+template <std::size_t N>
+constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subscripts<N>& parsed,
+                                        std::span<const einsum_operand_shape, N> shapes) {
+  einsum_binding<N> bound;
+  const auto fail = [&](std::string why) {
+    bound.error = einsum_error_prefix(text) + why;
+    return bound;
+  };
+  bound.extent.fill(1);
+  // How many axes "..." covers in each operand, and at most.
+  std::array<std::size_t, N> ellipsis_rank{};
+  std::size_t broadcast_rank = 0;
+  bool ellipsis_rank_known = true;
+  for (std::size_t k = 0; k < N; ++k) {
+    const einsum_term& term = parsed.inputs[k];
+    if (!shapes[k].rank_known) {
+      if (term.ellipsis >= 0) ellipsis_rank_known = false;
+      continue;
+    }
+    const std::size_t rank = shapes[k].rank;
+    if (term.ellipsis < 0 ? rank != term.count : rank < term.count) {
+      std::string why = "operand ";
+      append_number(why, k);
+      why += " has rank ";
+      append_number(why, rank);
+      why += " but ";
+      append_number(why, term.count);
+      why +=
+          term.ellipsis < 0 ? " subscripts; give one per axis, or \"...\" for the rest" : " subscripts besides \"...\"";
+      return fail(why);
+    }
+    ellipsis_rank[k] = rank - term.count;
+    broadcast_rank = std::max(broadcast_rank, ellipsis_rank[k]);
+  }
+  // Each axis's label, each label's extent. A label's extents agree across operands, or are
+  // 1 (broadcast, as PyTorch allows); inside one operand they are equal (a diagonal).
+  std::array<std::size_t, einsum_labels> seen_in{};  // the operand that set a label's extent
+  for (std::size_t k = 0; k < N; ++k) {
+    const einsum_term& term = parsed.inputs[k];
+    if (!shapes[k].rank_known) {  // its letters' extents are unknown, unless another operand knows them
+      for (std::size_t j = 0; j < term.count; ++j) {
+        const einsum_label label = term.letters[j];
+        if (!(bound.used >> label & 1) || bound.extent[label] == 1) bound.extent[label] = dyn;
+        bound.used |= std::uint64_t(1) << label;
+      }
+      bound.ranks[k] = term.count;  // unknown; what the letters name
+      continue;
+    }
+    bound.ranks[k] = shapes[k].rank;
+    for (std::size_t axis = 0, letter = 0; axis < shapes[k].rank; ++axis) {
+      einsum_label label{};
+      if (term.ellipsis >= 0 && axis >= std::size_t(term.ellipsis) &&
+          axis < std::size_t(term.ellipsis) + ellipsis_rank[k])
+        label = einsum_label(einsum_letters + broadcast_rank - ellipsis_rank[k] + (axis - std::size_t(term.ellipsis)));
+      else
+        label = term.letters[letter++];
+      bound.axis_labels[k][axis] = label;
+      const std::size_t e = shapes[k].extents[axis];
+      const bool first = !(bound.used >> label & 1);
+      bound.used |= std::uint64_t(1) << label;
+      // A repeated label in this operand: a diagonal, its extents equal.
+      for (std::size_t before = 0; before < axis; ++before)
+        if (bound.axis_labels[k][before] == label) {
+          const std::size_t other = shapes[k].extents[before];
+          if (e != dyn && other != dyn && e != other) {
+            std::string why = "label ";
+            append_label(why, label);
+            why += " is ";
+            append_number(why, other);
+            why += " and ";
+            append_number(why, e);
+            why += " in operand ";
+            append_number(why, k);
+            return fail(why + "; a label repeated in one operand takes its diagonal, so its extents must be equal");
+          }
+        }
+      if (e == dyn) {
+        if (first || bound.extent[label] == 1) bound.extent[label] = dyn;
+        continue;
+      }
+      if (first || bound.extent[label] == dyn || bound.extent[label] == 1) {
+        if (first || e != 1) {
+          bound.extent[label] = e;
+          seen_in[label] = k;
+        }
+        continue;
+      }
+      if (e != 1 && e != bound.extent[label]) {
+        std::string why;
+        if (label >= einsum_letters) {
+          why = "the axes under \"...\" do not broadcast: ";
+        } else {
+          why = "label ";
+          append_label(why, label);
+          why += " is ";
+        }
+        append_number(why, bound.extent[label]);
+        why += " in operand ";
+        append_number(why, seen_in[label]);
+        why += " and ";
+        append_number(why, e);
+        why += " in operand ";
+        append_number(why, k);
+        return fail(why);
+      }
+    }
+  }
+  // The output: as written, or (implicit) the "..." axes, then the letters seen once, in
+  // ASCII order, as PyTorch and NumPy do.
+  const auto put = [&](einsum_label label) -> bool {
+    if (bound.output_rank == Extents::max_rank) return false;
+    bound.output[bound.output_rank++] = label;
+    return true;
+  };
+  bool fits = true;
+  const auto put_ellipsis = [&] {
+    for (std::size_t j = 0; j < broadcast_rank; ++j) fits = fits && put(einsum_label(einsum_letters + j));
+  };
+  if (parsed.explicit_output) {
+    const einsum_term& out = parsed.output;
+    for (std::size_t j = 0; j <= out.count; ++j) {
+      if (std::ptrdiff_t(j) == out.ellipsis) put_ellipsis();
+      if (j < out.count) fits = fits && put(out.letters[j]);
+    }
+    if (out.ellipsis >= 0 && !ellipsis_rank_known) bound.output_rank_known = false;
+  } else {
+    put_ellipsis();
+    if (!ellipsis_rank_known) bound.output_rank_known = false;
+    for (std::size_t label = 0; label < einsum_letters; ++label) {
+      std::size_t occurrences = 0;
+      for (const einsum_term& term : parsed.inputs)
+        for (std::size_t j = 0; j < term.count; ++j) occurrences += term.letters[j] == label;
+      if (occurrences == 1) fits = fits && put(einsum_label(label));
+    }
+  }
+  if (!fits) return fail("the result would have more than 8 axes; tensors have rank 8 at most");
+  return bound;
+}
+
+}  // namespace fusegrad::detail
