@@ -140,6 +140,14 @@ TYPED_TEST(TensorTyped, FromValuesAndExtentsChecksTheCount) {
   expect_error<fg::shape_error>([&] { (void)Tensor::from(five, {2, 3}); }, {"5 values", "(2, 3)"});
   const Tensor reshaped = Tensor::from(Eigen::ArrayXd::LinSpaced(6, 0, 5), {2, 3});
   EXPECT_EQ(reshaped.matrix()(1, 0), TypeParam(3));
+  // With extents given, values are read in the object's storage order: row by row from a row-major
+  // matrix, column by column from a column-major one.
+  Eigen::Matrix<double, 2, 3, Eigen::RowMajor> by_rows;
+  by_rows << 1, 2, 3, 4, 5, 6;
+  expect_array_near(Tensor::from(by_rows, {2, 3}).eigen(), {1, 2, 3, 4, 5, 6});
+  Eigen::Matrix<double, 2, 3> by_columns;
+  by_columns << 1, 2, 3, 4, 5, 6;
+  expect_array_near(Tensor::from(by_columns, {6}).eigen(), {1, 4, 2, 5, 3, 6});
 }
 
 TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {

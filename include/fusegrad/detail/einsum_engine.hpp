@@ -206,8 +206,8 @@ class einsum_evaluation {
         if (j != k) needed |= varies[j];
       terms.push_back(reduce_operand(inputs_[k], needed));
     }
-    einsum_term_values<T> result = contract_all(std::move(terms), output_set);
-    copy_into(result, output_, out);  // in the output's axis order
+    const einsum_term_values<T> result = contract_all(std::move(terms), output_set, out);
+    if (result.data != out) copy_into(result, output_, out);  // in the output's axis order
   }
 
  private:
@@ -274,8 +274,10 @@ class einsum_evaluation {
     return term;
   }
 
-  // The terms contracted pairwise into one, in the order plan_einsum picks.
-  einsum_term_values<T> contract_all(std::vector<einsum_term_values<T>> terms, einsum_label_set output_set) const {
+  // The terms contracted pairwise into one, in the order plan_einsum picks; the last product
+  // straight into `out` when it comes out in the output's axis order.
+  einsum_term_values<T> contract_all(std::vector<einsum_term_values<T>> terms, einsum_label_set output_set,
+                                     T* out) const {
     std::vector<einsum_label_set> sets(terms.size());
     for (std::size_t k = 0; k < terms.size(); ++k) sets[k] = terms[k].label_set();
     const einsum_plan plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set, extent_);
@@ -291,7 +293,8 @@ class einsum_evaluation {
     for (const einsum_step& step : plan.steps) {
       const einsum_term_values<T> left = take(step.left);
       const einsum_term_values<T> right = take(step.right);
-      done.emplace_back(step.left | step.right, contract(left, right, step.keep));
+      const bool last = &step == &plan.steps.back();
+      done.emplace_back(step.left | step.right, contract(left, right, step.keep, last ? out : nullptr));
     }
     return std::move(done.front().second);
   }
@@ -334,9 +337,11 @@ class einsum_evaluation {
   // C = A B over the labels both hold and no later step needs, batched over the labels both
   // hold that are kept: one GEMM per batch element. An operand laid out as [batch, free,
   // contracted] or [batch, contracted, free] is read in place (the second one transposed);
-  // any other is copied into the first layout.
-  einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b,
-                                 einsum_label_set keep) const {
+  // any other is copied into the first layout. With `into`, a product that comes out in the
+  // output's axis order, [batch, a's free, b's free] or (as B^T A^T) [batch, b's free, a's free],
+  // is written there.
+  einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b, einsum_label_set keep,
+                                 T* into = nullptr, bool may_swap = true) const {
     const einsum_label_set in_a = a.label_set(), in_b = b.label_set();
     std::vector<einsum_label> batch, contracted, a_free, b_free;
     for (einsum_label l : a.labels) {
@@ -377,11 +382,23 @@ class einsum_evaluation {
     const auto n = Eigen::Index(size_of(labels_to_set(b_free)));
     einsum_term_values<T> c;
     c.labels = concat({&batch, &a_free, &b_free});
-    c.owned.resize(batches * std::size_t(m * n));
-    c.data = c.owned.data();
+    const bool in_output_order = std::ranges::equal(c.labels, output_);
+    if (into && !in_output_order && may_swap) {
+      std::vector<einsum_label> batch_of_b;
+      for (einsum_label l : b.labels)
+        if (std::find(batch.begin(), batch.end(), l) != batch.end()) batch_of_b.push_back(l);
+      if (std::ranges::equal(concat({&batch_of_b, &b_free, &a_free}), output_))
+        return contract(b, a, keep, into, false);
+    }
+    T* c_data = into;
+    if (!into || !in_output_order) {
+      c.owned.resize(batches * std::size_t(m * n));
+      c_data = c.owned.data();
+    }
+    c.data = c_data;
     using matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     for (std::size_t i = 0; i < batches; ++i) {
-      Eigen::Map<matrix> ci(c.owned.data() + i * std::size_t(m * n), m, n);
+      Eigen::Map<matrix> ci(c_data + i * std::size_t(m * n), m, n);
       if (k == 0) {
         ci.setZero();
         continue;

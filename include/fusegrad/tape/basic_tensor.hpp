@@ -117,7 +117,7 @@ class BasicTensor {
   static BasicTensor from(const Eigen::DenseBase<Derived>& eigen, const Extents& e) {
     check_count(static_cast<std::size_t>(eigen.size()), e, "fusegrad::Tensor::from");
     BasicTensor t = empty(e);
-    t.impl_->values() = eigen.derived().template cast<T>().reshaped().array();
+    t.impl_->values() = eigen.derived().template cast<T>().template reshaped<Eigen::AutoOrder>().array();
     return t;
   }
   /// A copy of values listed row-major.
