@@ -111,6 +111,28 @@ TEST(Cast, FunctionalGradFollowsCasts) {
   EXPECT_EQ(h[0].at({1}), 3.0f);
 }
 
+// Thirty changes of type there and back, each beside the direct path: a_k = a_(k-1) + 0.5 c_k with c_k
+// a_(k-1) cast to float and back, so da_30/dw = 2 * 1.5^30. Every part is checked once before the
+// backward (not once per path: 2^30 of them) and the whole graph is released after it.
+TEST(Cast, ManyChangesOfTypeInOneGraph) {
+  fg::Tensor w = fg::Tensor::from({1.0}, {1}).requires_grad_();
+  fg::Tensor a = w * 2.0;
+  for (int k = 0; k < 30; ++k) a = a + a.to<float>().to<double>() * 0.5;
+  const fg::Tensor loss = fg::sum(a);
+  loss.backward();
+  EXPECT_NEAR(w.grad().at({0}), 2 * std::pow(1.5, 30), 1e-6 * 2 * std::pow(1.5, 30));
+  expect_error<fg::graph_error>([&] { loss.backward(); }, {"freed"});
+}
+
+// Anomaly mode checks the gradient a cast hands on: 1e300 fits a double, not a float.
+TEST(Cast, AnomalyModeFindsAGradientThatOverflowsInTheCast) {
+  fg::FloatTensor p = fg::FloatTensor::from({1.0f}, {1}).requires_grad_();
+  const fg::Tensor loss = fg::sum(p.to<double>() * 1e300);
+  const fg::DetectAnomalyGuard anomaly;
+  expect_error<fg::value_error>([&] { loss.backward(); }, {"ToCopyBackward", "NaN or infinity"});
+  EXPECT_FALSE(p.grad().defined());
+}
+
 // A backward that cannot finish on the far side of a cast fails before any gradient moves.
 TEST(Cast, AFreedGraphAcrossACastChangesNothing) {
   fg::Tensor w = fg::Tensor::from({1.0, 2.0}, {2}).requires_grad_();

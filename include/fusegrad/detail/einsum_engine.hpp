@@ -335,11 +335,12 @@ class einsum_evaluation {
   }
 
   // C = A B over the labels both hold and no later step needs, batched over the labels both
-  // hold that are kept: one GEMM per batch element. An operand laid out as [batch, free,
-  // contracted] or [batch, contracted, free] is read in place (the second one transposed);
-  // any other is copied into the first layout. With `into`, a product that comes out in the
-  // output's axis order, [batch, a's free, b's free] or (as B^T A^T) [batch, b's free, a's free],
-  // is written there.
+  // hold that are kept: one GEMM per batch element. A is read in place when laid out as [batch,
+  // free, contracted] or (transposed) [batch, contracted, free], B as [batch, contracted, free]
+  // or (transposed) [batch, free, contracted]; any other operand is copied into the first of
+  // its two layouts. With `into`, a product that comes out in the output's axis order, [batch,
+  // A's free, B's free] or (as B^T A^T) [batch, B's free, A's free], is written there; `into`
+  // is never an operand's memory.
   einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b, einsum_label_set keep,
                                  T* into = nullptr, bool may_swap = true) const {
     const einsum_label_set in_a = a.label_set(), in_b = b.label_set();

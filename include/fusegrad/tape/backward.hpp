@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -20,15 +21,19 @@
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/walk_graph.hpp>
 
 namespace fusegrad::detail {
 
 // Backpropagates seeds through the graph that produced the roots: each root's seed (shaped
 // like it) is the gradient arriving at it. Each node runs once, after every consumer of its
 // output has sent its gradient (Kahn's algorithm on the reverse graph), so diamonds, shared
-// sub-graphs and roots that feed each other are right. No recursion anywhere: a chain of a
-// million nodes needs no stack. Backwards on several threads take turns (graph_lock), so
-// graphs that share nodes or leaves get the sum of their gradients.
+// sub-graphs and roots that feed each other are right. No recursion within a graph of one
+// scalar type: a chain of a million nodes needs no stack. A cast to the other type starts one
+// more pass after this one (node::backward_across), so a graph that changes type k times runs
+// passes nested k deep, and a node below such changes may run once per pass that reaches it,
+// each time with its share of the gradient. Backwards on several threads take turns
+// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients.
 //
 // A functional backward (fg::grad) passes `capture`: the tensors whose gradients it wants.
 // Gradients then go to capture->grads, one per wanted tensor reached, and no tensor's
@@ -85,8 +90,11 @@ void release_graph(std::span<const backward_root<T>> roots) {
   }
 }
 
+// `across` is set for the passes a cast starts (node::backward_across): the pass that started
+// them has checked the graphs they run already.
 template <class T>
-void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr) {
+void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr,
+                  bool across = false) {
   const graph_lock lock;
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. A program whose shared libraries each
@@ -117,13 +125,17 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   // a node can then run in more than one pass, each with its share of the gradient, so no
   // node is released before the last pass is over (release_graph).
   bool crosses = false;
+  std::optional<graph_walk> cast_walk;  // one walk for every cast: each node of the other graphs checked once
   for (node<T>* n = top; n; n = n->next_visited) {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name());
     n->check_runnable();
     if (n->input_count == 0) [[unlikely]] {
       crosses = true;
-      n->walk_across([](const void*) {}, true);
+      if (!across) {
+        if (!cast_walk) cast_walk.emplace(graph_walk{{}, true, {}});
+        n->walk_across(*cast_walk);
+      }
     }
     for (edge<T>& e : n->inputs()) {
       if (node<T>* producer = e.fn.get()) {

@@ -13,6 +13,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/record_node.hpp>
@@ -29,7 +30,8 @@ constexpr const char* real_scalar_name() {
 // The recorded cast of a tensor of scalar type From into one of type To (PyTorch's
 // ToCopyBackward). Its input lives in a graph of another type, which a node<To> cannot
 // point to with an edge: it has none, and the engine runs that graph's backward after this
-// one's (node::backward_across), every cast of the pass together, so that graph runs once.
+// one's (node::backward_across), every cast of the pass together, so that this pass runs that
+// graph once.
 template <class To, class From>
 class cast_node final : public node<To> {
  public:
@@ -49,13 +51,15 @@ class cast_node final : public node<To> {
   void check_runnable() const override {
     if (this->released) throw freed_graph_error(name());
   }
-  // Keeps the gradient, cast, for backward_across; and the source with it, which a release
-  // right after this call must not drop before that.
+  // Keeps the gradient, cast, for backward_across (a pass that runs a cast releases nothing
+  // before the end, so the source is still held then). Casting down can overflow: anomaly mode
+  // checks the result, as it checks what every other node sends.
   void backward(const To* grad_output, std::span<To* const> /*input_grads*/, To* /*value_out*/) override {
     pending_grad_.resize(this->size);
     std::transform(grad_output, grad_output + this->size, pending_grad_.data(),
                    [](To g) { return static_cast<From>(g); });
-    pending_source_ = source_;
+    if (anomaly_detection)
+      check_finite(pending_grad_.data(), this->size, name() + " = " + expression() + " (backward)");
   }
   void release_saved() noexcept override { source_ = nullptr; }
 
@@ -66,7 +70,7 @@ class cast_node final : public node<To> {
     std::vector<small_buffer<From>> seeds;
     for (const ref<node<To>>& crossing : crossings) {
       auto& cast = dynamic_cast<cast_node&>(*crossing);
-      ref<tensor_impl<From>> source = std::move(cast.pending_source_);
+      ref<tensor_impl<From>> source = cast.source_;
       small_buffer<From> seed = std::move(cast.pending_grad_);
       const auto same = std::find(sources.begin(), sources.end(), source);
       if (same == sources.end()) {
@@ -82,13 +86,13 @@ class cast_node final : public node<To> {
     // fg::grad's inputs all have one scalar type, so its capture wants nothing here; a cast back
     // leads to the capture that started it.
     gradient_capture<From> here{{}, {}, capture};
-    gradient_capture<From>* across = nullptr;
-    if (capture) across = capture->across ? static_cast<gradient_capture<From>*>(capture->across) : &here;
-    run_backward(std::span<const backward_root<From>>(roots), retain_graph, across);
+    gradient_capture<From>* other = nullptr;
+    if (capture) other = capture->across ? static_cast<gradient_capture<From>*>(capture->across) : &here;
+    run_backward(std::span<const backward_root<From>>(roots), retain_graph, other, /*across=*/true);
   }
-  void walk_across(const std::function<void(const void*)>& on_tensor, bool check_runnable) const override {
+  void walk_across(graph_walk& walk) const override {
     if (!source_) throw freed_graph_error(name());
-    walk_graph(*source_, on_tensor, check_runnable);
+    walk_graph(*source_, walk);
   }
   void release_across() override {
     if (!source_) return;
@@ -97,9 +101,8 @@ class cast_node final : public node<To> {
   }
 
  private:
-  ref<tensor_impl<From>> source_;  // the tensor cast; dropped by release_saved
-  ref<tensor_impl<From>> pending_source_;
-  small_buffer<From> pending_grad_;
+  ref<tensor_impl<From>> source_;    // the tensor cast; dropped by release_saved
+  small_buffer<From> pending_grad_;  // the gradient for source_, from backward to backward_across
 };
 }  // namespace detail
 

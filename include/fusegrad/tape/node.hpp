@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <new>
 #include <span>
 #include <string>
@@ -25,6 +24,7 @@ template <Scalar T>
 struct node;
 template <class T>
 struct gradient_capture;
+struct graph_walk;
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
@@ -142,7 +142,7 @@ struct node : ref_counted<node<T>> {
   virtual void backward_across(std::span<const ref<node>> /*crossings*/, bool /*retain_graph*/,
                                gradient_capture<T>* /*capture*/) {}
   /// Walks the other scalar type's graph (tape/walk_graph.hpp).
-  virtual void walk_across(const std::function<void(const void*)>& /*on_tensor*/, bool /*check_runnable*/) const {}
+  virtual void walk_across(graph_walk& /*walk*/) const {}
   /// Releases the other scalar type's graph (release_graph in tape/backward.hpp).
   virtual void release_across() {}
 

@@ -11,27 +11,35 @@
 
 namespace fusegrad::detail {
 
-// Hands `on_tensor` the address of every tensor that the graph which produced `root` reads,
+// One walk over a recorded graph and the graphs of other scalar types its casts lead into:
+// what it hands every tensor to, whether it checks that each node can run, and the nodes it has
+// seen, of every type, so that each is walked once however many paths lead to it.
+struct graph_walk {
+  std::function<void(const void*)> on_tensor;
+  bool check_runnable = false;
+  std::unordered_set<const void*> seen;
+};
+
+// Hands walk.on_tensor the address of every tensor that the graph which produced `root` reads,
 // root included, following casts into graphs of another scalar type (so the tensors are known
 // by address only). Throws graph_error for a part that an earlier backward freed and, with
-// `check_runnable`, for a node that cannot run (an input changed in place): what a backward
+// walk.check_runnable, for a node that cannot run (an input changed in place): what a backward
 // checks before it changes anything.
 template <class T>
-void walk_graph(tensor_impl<T>& root, const std::function<void(const void*)>& on_tensor, bool check_runnable) {
+void walk_graph(tensor_impl<T>& root, graph_walk& walk) {
   const graph_lock lock;
-  on_tensor(&root);
-  std::unordered_set<node<T>*> seen;
+  if (walk.on_tensor) walk.on_tensor(&root);
   std::vector<node<T>*> to_visit;
   if (root.grad_fn) to_visit.push_back(root.grad_fn.get());
   while (!to_visit.empty()) {
     node<T>* n = to_visit.back();
     to_visit.pop_back();
-    if (!seen.insert(n).second) continue;
+    if (!walk.seen.insert(n).second) continue;
     if (n->released) throw freed_graph_error(n->name());
-    if (check_runnable) n->check_runnable();
-    if (n->input_count == 0) n->walk_across(on_tensor, check_runnable);
+    if (walk.check_runnable) n->check_runnable();
+    if (n->input_count == 0) n->walk_across(walk);
     for (const edge<T>& e : n->inputs()) {
-      on_tensor(e.input);
+      if (walk.on_tensor) walk.on_tensor(e.input);
       if (e.fn) to_visit.push_back(e.fn.get());
     }
   }
