@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include <fusegrad/fusegrad.hpp>
+#include <fusegrad/optim.hpp>
 
 #include "csv.hpp"
 
@@ -30,14 +31,12 @@ int main() {
               loss.grad_fn_name().c_str());
 
   // 2. Train: 1000 epochs of plain gradient descent, lr = 0.1.
+  fg::optim::SGD opt({b, w}, {.lr = 0.1});
   for (int epoch = 0; epoch < 1000; ++epoch) {
-    b.zero_grad();
-    w.zero_grad();
+    opt.zero_grad();
     fg::Tensor epoch_loss = fg::mean(fg::square(b + w * x - y));  // recorded, fused
     epoch_loss.backward();                                        // frees the graph as it goes
-    fg::NoGradGuard no_grad;                                      // the update itself is not recorded
-    b.sub_(b.grad(), 0.1);
-    w.sub_(w.grad(), 0.1);
+    opt.step();                                                   // in place, not recorded
   }
   std::printf("after 1000 epochs: b = %.10f (PyTorch 1.0235409025), w = %.10f (PyTorch 1.9689641813)\n", b.item(),
               w.item());

@@ -4,9 +4,13 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/expression_graph.hpp>
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/leaf.hpp>
+#include <fusegrad/expr/type_name.hpp>
 #include <fusegrad/expr/visit.hpp>
+#include <fusegrad/graphviz/render.hpp>
+#include <fusegrad/graphviz/to_dot.hpp>
 #include <fusegrad/ops.hpp>
 #include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/broadcast.hpp>

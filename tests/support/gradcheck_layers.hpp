@@ -37,26 +37,20 @@ void expect_gradcheck_in_static_layer(F f, const Vars&... vars) {
 }
 
 /// Checks the gradient of sum(f(tensors...)), with the vars' values as Tensors, recorded in one
-/// fused node, then one node per op (fg::taped).
+/// fused node (against the complex step where f is analytic), then one node per op (fg::taped,
+/// against central differences).
 template <class F, class... Vars>
 void expect_gradcheck_on_the_tape(F f, const Vars&... vars) {
   const auto total = sum_of(f);
   EXPECT_TRUE(testing::gradcheck(total, tensor_of(vars)...)) << "tape, one fused node";
-  // A recorded tensor tells gradcheck whether its graph is analytic only at run time, after fn
-  // has been compiled for complex tensors too; an op that is real only (softplus) would not
-  // compile there, so fn is offered real tensors only when the expression is not analytic.
-  using expr_type =
-      std::remove_cvref_t<decltype(total(std::declval<const Var<double, typename Vars::static_shape>&>()...))>;
-  if constexpr (is_analytic_v<expr_type>) {
-    EXPECT_TRUE(testing::gradcheck([total](const auto&... x) { return taped(total(x...)); }, tensor_of(vars)...))
-        << "tape, one node per op (fg::taped)";
-  } else {
-    EXPECT_TRUE(testing::gradcheck(
-        [total](const auto&... x) requires(std::floating_point<typename std::remove_cvref_t<decltype(x)>::value_type> &&
-                                           ...) { return taped(total(x...)); },
-        tensor_of(vars)...))
-        << "tape, one node per op (fg::taped)";
-  }
+  // A function that records a tensor is compiled for complex tensors too when it takes them (its
+  // graph says whether it is analytic only at run time): offered real tensors only, the taped
+  // graph of every op is compiled for float and double alone.
+  EXPECT_TRUE(testing::gradcheck(
+      [total](const auto&... x) requires(std::floating_point<typename std::remove_cvref_t<decltype(x)>::value_type> &&
+                                         ...) { return taped(total(x...)); },
+      tensor_of(vars)...))
+      << "tape, one node per op (fg::taped)";
 }
 
 /// Both: the gradient of sum(f(...)) in the static layer, in a fused tape node and through fg::taped.

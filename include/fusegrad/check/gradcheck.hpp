@@ -93,6 +93,24 @@ std::vector<double> flat_gradient(const G& g, std::size_t n) {
   return out;
 }
 
+// The value of what fn returned for the references, a tensor or an expression of one element.
+// An expression is evaluated as it is: recording it would compile a tape node for double and
+// for std::complex<double> that no gradient ever runs through.
+template <class Result>
+auto single_value(const Result& r) {
+  if constexpr (is_tensor_v<Result>) {
+    return r.item();
+  } else {
+    const Extents extents = r.extents();
+    if (extents.size() != 1)
+      throw value_error("fusegrad::gradcheck(fn, tensors...): fn must return one value; it returned shape " +
+                        extents.to_string());
+    typename Result::value_type value{};
+    evaluate_into(r, extents, &value);
+    return value;
+  }
+}
+
 template <class Result>
 double scalar_value(const Result& r) {
   if constexpr (requires { r.size(); })
@@ -207,7 +225,7 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
 
   const NoGradGuard no_grad;
   auto doubles = std::make_tuple(tensor_copy<double>(first), tensor_copy<double>(more)...);
-  auto value = [&] { return real_part(Tensor(std::apply(fn, doubles)).item()); };
+  auto value = [&] { return real_part(single_value(std::apply(fn, doubles))); };
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     (central_differences(std::get<K>(doubles).mutable_eigen().data(), inputs[K].extents.size(), options.eps, value,
                          inputs[K].central),
@@ -246,7 +264,7 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
     if (use_complex_step) {
       auto complexes =
           std::make_tuple(tensor_copy<std::complex<double>>(first), tensor_copy<std::complex<double>>(more)...);
-      auto complex_value = [&] { return complex_tensor(std::apply(fn, complexes)).item(); };
+      auto complex_value = [&] { return std::complex<double>(single_value(std::apply(fn, complexes))); };
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         (complex_steps(std::get<K>(complexes).mutable_eigen().data(), inputs[K].extents.size(), complex_value,
                        inputs[K].complex_step),

@@ -22,4 +22,11 @@ struct unary_expr {
   [[nodiscard]] Extents extents() const { return x.extents(); }
 };
 
+namespace detail {
+template <class E>
+inline constexpr bool is_unary_expr_v = false;
+template <class Op, class X>
+inline constexpr bool is_unary_expr_v<unary_expr<Op, X>> = true;
+}  // namespace detail
+
 }  // namespace fusegrad

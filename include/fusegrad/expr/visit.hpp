@@ -1,5 +1,6 @@
-// expr/visit.hpp -- walking a static expression: its leaves, its text, its size. Every walk finds a node's
-// children through children() (expr/children.hpp), so none of them knows how a node kind stores them.
+// expr/visit.hpp -- walking a static expression: its leaves and its size (its text and pictures:
+// expr/expression_graph.hpp). Every walk finds a node's children through children() (expr/children.hpp), so none of
+// them knows how a node kind stores them.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +9,6 @@
 #include <type_traits>
 
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/transform.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/mp11/algorithm.hpp>
 
@@ -17,13 +17,6 @@
 #include <fusegrad/expr/unary_expr.hpp>
 
 namespace fusegrad {
-
-namespace detail {
-template <class E>
-inline constexpr bool is_unary_expr_v = false;
-template <class Op, class X>
-inline constexpr bool is_unary_expr_v<unary_expr<Op, X>> = true;
-}  // namespace detail
 
 /// Calls f(leaf) for every leaf occurrence of an expression, left to right.
 template <class E, class F>
@@ -68,39 +61,7 @@ std::string concat(const Parts&... parts) {
   (out.append(parts), ...);
   return out;
 }
-
-// Whether a node prints as `lhs symbol rhs` (an arithmetic operator), not as a call.
-template <class E>
-constexpr bool prints_infix() {
-  if constexpr (E::kind == node_kind::elementwise && !is_unary_expr_v<E>)
-    return E::op::symbol != std::string_view("max") && E::op::symbol != std::string_view("min");
-  else
-    return false;
-}
 }  // namespace detail
-
-/// The expression as text, e.g. "sum(sin(a) * exp(-(a * a)))"; `leaf_name(leaf)` names leaves.
-template <class E, class Name>
-std::string describe(const E& e, Name&& leaf_name) {
-  using detail::concat;
-  if constexpr (E::kind == node_kind::leaf) {
-    return leaf_name(e);
-  } else {
-    const auto args = boost::hana::transform(children(e), [&](const auto& x) { return describe(x, leaf_name); });
-    if constexpr (detail::prints_infix<E>()) {
-      return concat("(", boost::hana::at_c<0>(args), " ", E::op::symbol, " ", boost::hana::at_c<1>(args), ")");
-    } else if constexpr (E::op::name == std::string_view("negate")) {
-      return concat("-(", boost::hana::at_c<0>(args), ")");
-    } else {  // a call: name(operands...)
-      std::string out = concat(E::op::name, "(");
-      boost::hana::for_each(args, [&, first = true](const std::string& a) mutable {
-        out += concat(first ? "" : ", ", a);
-        first = false;
-      });
-      return out + ")";
-    }
-  }
-}
 
 /// How many operations an expression holds (leaves excluded).
 template <class E>

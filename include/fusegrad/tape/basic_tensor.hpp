@@ -255,6 +255,17 @@ class BasicTensor {
     checked().retains_grad = true;
     return *this;
   }
+  /// Names the tensor (this handle and every copy of it) in pictures of its graphs (fg::to_dot),
+  /// as torchviz names parameters: `w.name("w")`. A detached tensor or a result has no name of its own.
+  BasicTensor& name(std::string name) {
+    detail::tensor_names::set(&checked(), std::move(name));
+    impl_->named.store(true, std::memory_order_relaxed);
+    return *this;
+  }
+  /// The name given with name(std::string); empty when none was.
+  [[nodiscard]] std::string name() const {
+    return checked().named.load(std::memory_order_relaxed) ? detail::tensor_names::get(impl_.get()) : std::string();
+  }
   /// "MulBackward", "FusedBackward" ...; empty for leaves.
   [[nodiscard]] std::string grad_fn_name() const { return checked().grad_fn ? impl_->grad_fn->name() : std::string(); }
 

@@ -11,6 +11,7 @@
 
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/graphviz/tape_picture.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
@@ -98,6 +99,9 @@ class cast_node final : public node<To> {
     if (!source_) return;
     const backward_root<From> root{source_.get(), nullptr};
     release_graph(std::span<const backward_root<From>>(&root, 1));
+  }
+  void add_across_to_picture(tape_picture& picture, const std::string& box) const override {
+    if (source_) picture.dot.edge(draw_graph(*source_, picture), box);
   }
 
  private:

@@ -20,6 +20,7 @@
 #include <fusegrad/expr/analytic.hpp>
 #include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/expression_graph.hpp>
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
@@ -96,7 +97,15 @@ class fused_node final : public node<typename E::value_type> {
 
   [[nodiscard]] std::string expression() const override {
     if (this->released) return "(freed)";
-    return describe(expr_, [this](const auto& leaf) { return leaf_name(leaf); });
+    expression_graph g;
+    add_expression(g);
+    return g.text();
+  }
+
+  void add_expression(expression_graph& out) const override {
+    if (this->released) return;
+    const auto label = [this](const auto& leaf) { return leaf_name(leaf); };
+    detail::add_vertices(expr_, label, out);
   }
 
   // A deferred value: computed later, so the leaves may have changed since recording.

@@ -16,6 +16,10 @@
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 
+namespace fusegrad {
+struct expression_graph;
+}  // namespace fusegrad
+
 namespace fusegrad::detail {
 
 template <Scalar T>
@@ -25,6 +29,7 @@ struct node;
 template <class T>
 struct gradient_capture;
 struct graph_walk;
+struct tape_picture;
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
@@ -133,6 +138,9 @@ struct node : ref_counted<node<T>> {
   /// The first op of the node that is not analytic (abs, relu ...), or empty: whether the
   /// complex step can check a graph through it (fg::gradcheck).
   [[nodiscard]] virtual std::string_view non_analytic_op() const noexcept = 0;
+  /// Adds the static expression the node computes to `out` (pictures of the graph, fg::to_dot);
+  /// its tensor leaves are identified by their tensor_impl. Nothing for a node that holds none.
+  virtual void add_expression(expression_graph& /*out*/) const {}
 
   // A node with no input edges leads into a graph of another scalar type (a cast, tape/cast.hpp):
   // its backward keeps the gradient for that graph, which the engine backpropagates after this
@@ -145,6 +153,8 @@ struct node : ref_counted<node<T>> {
   virtual void walk_across(graph_walk& /*walk*/) const {}
   /// Releases the other scalar type's graph (release_graph in tape/backward.hpp).
   virtual void release_across() {}
+  /// Draws the other scalar type's graph, and its edge into `box`, this node's box (fg::to_dot).
+  virtual void add_across_to_picture(tape_picture& /*picture*/, const std::string& /*box*/) const {}
 
  private:
   friend class ref_counted<node>;

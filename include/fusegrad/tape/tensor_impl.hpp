@@ -16,11 +16,12 @@
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 #include <fusegrad/tape/stored_extents.hpp>
+#include <fusegrad/tape/tensor_names.hpp>
 #include <fusegrad/tape/tensor_storage.hpp>
 
 namespace fusegrad::detail {
 
-// What a Tensor handle points to. 56 bytes for a scalar or a vector: a taped graph holds
+// What a Tensor handle points to. 48 bytes for a scalar or a vector: a taped graph holds
 // one per recorded op.
 template <Scalar T>
 struct tensor_impl final : ref_counted<tensor_impl<T>> {
@@ -30,6 +31,8 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   // Shares the values of a leaf that requires grad (a reshape of one): written in place in grad
   // mode, it would change that leaf behind the graph's back (check_in_place refuses).
   bool views_grad_leaf = false;
+  // Has a name in tensor_names (t.name("w")); read by pictures on any thread, hence atomic.
+  std::atomic<bool> named{false};
   // A fused node will compute the values when they are first read. Set once at recording,
   // cleared once, under graph_lock; threads that read the tensor test it without the lock.
   std::atomic<bool> value_pending{false};
@@ -42,6 +45,8 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   tensor_impl(stored_extents e, ref<tensor_storage<T>> s) noexcept : extents(std::move(e)), storage(std::move(s)) {}
   ~tensor_impl() {
     if (grad_fn) leave(*grad_fn);
+    if (named.load(std::memory_order_relaxed)) [[unlikely]]
+      tensor_names::forget(this);
   }
 
   // The values as an Eigen array (valid once data() has settled a deferred value).

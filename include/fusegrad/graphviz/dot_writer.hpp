@@ -1,0 +1,89 @@
+// graphviz/dot_writer.hpp -- dot_writer: Graphviz DOT text, with every label escaped, in torchviz's look.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace fusegrad {
+
+namespace detail {
+
+// A DOT string literal's contents: quotes and backslashes escaped, line breaks as \n, other
+// control characters as spaces. Nothing a user names a tensor can end the literal or inject an
+// attribute.
+inline std::string escape_dot(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;  // other control characters: a space
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// The colours torchviz draws with: parameters light blue, operations grey, the output green.
+struct dot_colors {
+  static constexpr std::string_view parameter = "lightblue";
+  static constexpr std::string_view operation = "lightgrey";
+  static constexpr std::string_view output = "darkolivegreen1";
+  static constexpr std::string_view constant = "white";
+};
+
+/// Writes one DOT digraph: boxes, edges and clusters, labels escaped.
+class dot_writer {
+ public:
+  dot_writer() {
+    text_ =
+        "digraph {\n"
+        "  graph [size=\"12,12\"];\n"
+        "  node [style=filled, shape=box, align=left, fontsize=10, ranksep=0.1, height=0.2, "
+        "fontname=monospace];\n";
+  }
+
+  /// A box with `label` filled with `fill`; `id` is any text that names it uniquely.
+  void box(std::string_view id, std::string_view label, std::string_view fill) {
+    line("\"" + detail::escape_dot(id) + "\" [label=\"" + detail::escape_dot(label) +
+         "\", fillcolor=" + std::string(fill) + "];");
+  }
+  /// Text without a box (a number inside an expression).
+  void text(std::string_view id, std::string_view label) {
+    line("\"" + detail::escape_dot(id) + "\" [label=\"" + detail::escape_dot(label) +
+         "\", shape=plaintext, style=\"\"];");
+  }
+  void edge(std::string_view from, std::string_view to) {
+    line("\"" + detail::escape_dot(from) + "\" -> \"" + detail::escape_dot(to) + "\";");
+  }
+  /// Starts a cluster (a dashed frame titled `label`) that holds what is written until end_cluster().
+  void begin_cluster(std::string_view id, std::string_view label) {
+    line("subgraph \"cluster_" + detail::escape_dot(id) + "\" {");
+    ++depth_;
+    line("label=\"" + detail::escape_dot(label) + "\"; style=dashed; fontsize=10; fontname=monospace;");
+  }
+  void end_cluster() {
+    --depth_;
+    line("}");
+  }
+
+  [[nodiscard]] std::string str() const { return text_ + "}\n"; }
+
+ private:
+  void line(const std::string& s) { text_.append(2 * (depth_ + 1), ' ').append(s).append("\n"); }
+  std::string text_;
+  std::size_t depth_ = 0;
+};
+
+}  // namespace fusegrad

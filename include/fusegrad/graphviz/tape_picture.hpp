@@ -1,0 +1,132 @@
+// graphviz/tape_picture.hpp -- draw_graph: a recorded graph as DOT boxes and edges, in torchviz's conventions,
+// across casts between scalar types.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fusegrad/expr/expression_graph.hpp>
+#include <fusegrad/graphviz/dot_options.hpp>
+#include <fusegrad/graphviz/dot_writer.hpp>
+#include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/tensor_names.hpp>
+
+namespace fusegrad::detail {
+
+// A picture being drawn: the writer, and the boxes drawn so far, by what they show (a node, a
+// leaf tensor), so that a node or leaf that several paths reach is drawn once. Not a template:
+// one picture holds the graphs of both scalar types when casts join them.
+struct tape_picture {
+  explicit tape_picture(const DotOptions& o) : options(o) {}
+
+  const DotOptions& options;
+  dot_writer dot;
+
+  // The box a node's output leaves from: the node's box, or the last operation of its frame.
+  std::unordered_map<const void*, std::string> exit_of;
+  // The box of each leaf tensor drawn.
+  std::unordered_map<const void*, std::string> leaf_box_of;
+  std::size_t next_id = 0;
+
+  [[nodiscard]] std::string fresh_id(char prefix) { return prefix + std::to_string(++next_id); }
+
+  // The light-blue box of a leaf that requires grad: its name and shape, as torchviz labels
+  // parameters ("w\n(1)").
+  template <class T>
+  std::string leaf_box(const tensor_impl<T>& leaf) {
+    const auto [it, fresh] = leaf_box_of.try_emplace(&leaf);
+    if (fresh) {
+      it->second = fresh_id('t');
+      const std::string name = leaf.named.load(std::memory_order_relaxed) ? tensor_names::get(&leaf) : std::string();
+      dot.box(it->second, name.empty() ? leaf.extents.get().to_string() : name + "\n" + leaf.extents.get().to_string(),
+              dot_colors::parameter);
+    }
+    return it->second;
+  }
+};
+
+// One node as drawn: the box, or the frame of operations, that its input edges lead to.
+struct drawn_node {
+  std::string box;              // a node drawn as one box; empty for a frame
+  std::string frame;            // the frame's id prefix
+  expression_graph operations;  // a frame's expression
+};
+
+// Draws node `n` (a box, or a frame holding its operations) and records where its output leaves from.
+template <class T>
+drawn_node draw_node(const node<T>& n, tape_picture& picture) {
+  drawn_node drawn;
+  if (picture.options.expand_fused) n.add_expression(drawn.operations);
+  const std::string id = picture.fresh_id('n');
+  if (drawn.operations.operation_count() <= 1) {
+    drawn.operations = {};
+    drawn.box = id;
+    picture.dot.box(id, n.released ? n.name() + "\n(freed)" : n.name(), dot_colors::operation);
+    picture.exit_of[&n] = id;
+    return drawn;
+  }
+  drawn.frame = id;
+  picture.dot.begin_cluster(id, n.name());
+  const auto& vertices = drawn.operations.vertices;
+  for (std::size_t k = 0; k < vertices.size(); ++k) {
+    if (vertices[k].is_leaf()) continue;
+    const std::string_view label = vertices[k].backward_name.empty() ? vertices[k].op : vertices[k].backward_name;
+    picture.dot.box(id + "." + std::to_string(k), label, dot_colors::operation);
+  }
+  picture.dot.end_cluster();
+  for (std::size_t k = 0; k < vertices.size(); ++k)
+    for (const std::size_t operand : vertices[k].operands)
+      if (!vertices[operand].is_leaf())
+        picture.dot.edge(id + "." + std::to_string(operand), id + "." + std::to_string(k));
+  picture.exit_of[&n] = id + "." + std::to_string(drawn.operations.root());
+  return drawn;
+}
+
+// Edges into a drawn node from the tensor `input`, which arrives from `source`: into its box,
+// or into every operation of its frame that reads the tensor.
+inline void draw_input(const drawn_node& to, const void* input, const std::string& source, tape_picture& picture) {
+  if (!to.box.empty()) {
+    picture.dot.edge(source, to.box);
+    return;
+  }
+  const auto& vertices = to.operations.vertices;
+  for (std::size_t k = 0; k < vertices.size(); ++k)
+    for (const std::size_t operand : vertices[k].operands)
+      if (vertices[operand].what == expression_vertex::kind::tensor && vertices[operand].identity == input)
+        picture.dot.edge(source, to.frame + "." + std::to_string(k));
+}
+
+// Draws the graph that produced `root` and returns the box its value leaves from. Nodes already
+// drawn (reached before, or from the other side of a cast) are not drawn again. The caller holds
+// graph_lock.
+template <class T>
+std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture) {
+  if (!root.grad_fn) return picture.leaf_box(root);
+  std::vector<const node<T>*> to_visit{root.grad_fn.get()}, reached;
+  while (!to_visit.empty()) {
+    const node<T>* n = to_visit.back();
+    to_visit.pop_back();
+    if (picture.exit_of.contains(n)) continue;
+    picture.exit_of[n];  // reached: drawn below
+    reached.push_back(n);
+    for (const edge<T>& e : n->inputs())
+      if (e.fn) to_visit.push_back(e.fn.get());
+  }
+  std::vector<drawn_node> drawn;
+  drawn.reserve(reached.size());
+  for (const node<T>* n : reached) drawn.push_back(draw_node(*n, picture));
+  // A node that a backward freed no longer holds its inputs: the leaves it read may be gone, and
+  // only its edges to other nodes (which it still owns) are drawn.
+  for (std::size_t k = 0; k < reached.size(); ++k)
+    for (const edge<T>& e : reached[k]->inputs())
+      if (e.fn || !reached[k]->released)
+        draw_input(drawn[k], e.input, e.fn ? picture.exit_of.at(e.fn.get()) : picture.leaf_box(*e.input), picture);
+  for (std::size_t k = 0; k < reached.size(); ++k)
+    if (reached[k]->input_count == 0) reached[k]->add_across_to_picture(picture, drawn[k].box);
+  return picture.exit_of.at(root.grad_fn.get());
+}
+
+}  // namespace fusegrad::detail

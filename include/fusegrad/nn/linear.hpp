@@ -1,0 +1,65 @@
+// nn/linear.hpp -- Linear: y = x W^T + b, PyTorch's nn.Linear, recorded as one fused node.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/random_numbers.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/ops/add.hpp>
+#include <fusegrad/ops/matmul.hpp>
+#include <fusegrad/ops/transpose.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+
+namespace fusegrad::nn {
+
+/// A fully connected layer: for x of shape (N, in), x W^T + b of shape (N, out), recorded as one
+/// fused node. W (out, in) and b (out) are parameters, drawn as PyTorch draws them, uniformly from
+/// (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's generator: the same values on every
+/// platform; not PyTorch's values). The bias draws from a stream derived from the seed, so layers
+/// given seeds 1, 2, 3 ... share no draws.
+///   fg::nn::Linear layer(4, 3, /*seed*/ 1);  fg::Tensor y = layer(x);
+template <std::floating_point T>
+struct BasicLinear {
+  BasicTensor<T> weight, bias;  // bias undefined when made without one
+
+  BasicLinear(std::size_t in_features, std::size_t out_features, std::uint64_t seed, bool with_bias = true) {
+    if (in_features == 0 || out_features == 0)
+      throw value_error("fusegrad::nn::Linear: in_features and out_features must be > 0 (got " +
+                        std::to_string(in_features) + " and " + std::to_string(out_features) + ")");
+    const T bound = T(1) / std::sqrt(T(in_features));
+    const NoGradGuard unrecorded;
+    weight = BasicTensor<T>((BasicTensor<T>::rand({out_features, in_features}, seed) * T(2) - T(1)) * bound);
+    weight.requires_grad_();
+    if (with_bias) {
+      bias =
+          BasicTensor<T>((BasicTensor<T>::rand({out_features}, fusegrad::detail::mix64(seed)) * T(2) - T(1)) * bound);
+      bias.requires_grad_();
+    }
+  }
+
+  [[nodiscard]] BasicTensor<T> operator()(const BasicTensor<T>& x) const {
+    if (x.dim() != 2 || x.shape()[1] != weight.shape()[1])
+      throw shape_error("fusegrad::nn::Linear: the input is a batch of rows of " + std::to_string(weight.shape()[1]) +
+                        " features, shape (N, " + std::to_string(weight.shape()[1]) + "); it has shape " +
+                        x.shape().to_string());
+    if (bias.defined()) return matmul(x, transpose(weight)) + bias;
+    return matmul(x, transpose(weight));
+  }
+
+  /// The parameters by name, for fg::nn::parameters.
+  template <class F>
+  void visit_members(F&& f) const {
+    f("weight", weight);
+    if (bias.defined()) f("bias", bias);
+  }
+};
+
+using Linear = BasicLinear<double>;
+
+}  // namespace fusegrad::nn

@@ -1,0 +1,159 @@
+// nn/save_load.hpp -- save and load: a model's named parameters in a small text file, read back exactly, and never
+// half-loaded.
+#pragma once
+
+#include <charconv>
+#include <concepts>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/nn/parameters.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+
+namespace fusegrad::nn {
+
+// The format, one parameter per two lines between the first and the last:
+//   fusegrad parameters 1
+//   <name> <scalar type> <rank> <extent>...
+//   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale)
+//   end                         (a file cut short, even inside a number, has none)
+namespace detail {
+inline constexpr std::string_view parameters_header = "fusegrad parameters 1";
+
+struct stored_parameter {
+  std::string scalar;
+  Extents extents;
+  std::vector<double> values;
+};
+
+inline std::string hexfloat(double v) {
+  char buffer[64];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
+  return std::string(buffer, written.ptr);
+}
+
+template <std::floating_point T>
+constexpr std::string_view scalar_name() {
+  return std::same_as<T, float> ? "float" : "double";
+}
+}  // namespace detail
+
+/// Writes the model's named parameters (nn::named_parameters) to `path`, exactly (hexadecimal
+/// floating point). Throws value_error when the model has none (its members are not declared
+/// with Boost.Hana, say), fusegrad::error when the file cannot be written.
+template <std::floating_point T = double, class Model>
+void save(const Model& model, const std::filesystem::path& path) {
+  const std::vector<NamedParameter<T>> parameters = named_parameters<T>(model);
+  if (parameters.empty())
+    throw value_error(
+        "fusegrad::nn::save: the model has no parameters (tensors that require grad) to save; are its "
+        "members declared with BOOST_HANA_DEFINE_STRUCT?");
+  std::ostringstream out;
+  out << detail::parameters_header << "\n";
+  for (const NamedParameter<T>& p : parameters) {
+    const Extents& e = p.tensor.shape();
+    out << p.name << ' ' << detail::scalar_name<T>() << ' ' << e.rank();
+    for (std::size_t a = 0; a < e.rank(); ++a) out << ' ' << e[a];
+    out << '\n';
+    for (std::size_t i = 0; i < p.tensor.numel(); ++i)
+      out << (i ? " " : "") << detail::hexfloat(double(p.tensor.data()[i]));
+    out << '\n';
+  }
+  out << "end\n";
+  std::ofstream file(path, std::ios::binary);
+  file << out.str();
+  file.close();
+  if (!file) throw error("fusegrad::nn::save: cannot write \"" + path.string() + "\"");
+}
+
+/// Reads parameters written by nn::save into the model's, by name. Every parameter of the model
+/// must be in the file with its shape and scalar type, and nothing else: otherwise, or when the
+/// file is not such a file, it throws value_error naming the parameter (or the line) and the model
+/// is left as it was, since the file is read and checked whole before any value changes.
+template <std::floating_point T = double, class Model>
+void load(Model& model, const std::filesystem::path& path) {
+  const std::string where = "fusegrad::nn::load(\"" + path.string() + "\")";
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw error(where + ": cannot open the file");
+  std::string line;
+  if (!std::getline(file, line) || line != detail::parameters_header)
+    throw value_error(where + ": not a fusegrad parameters file (its first line is not \"" +
+                      std::string(detail::parameters_header) + "\")");
+  std::map<std::string, detail::stored_parameter> stored;
+  bool ended = false;
+  for (std::size_t line_number = 2; std::getline(file, line); line_number += 2) {
+    if (line == "end") {
+      ended = std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()).empty();
+      if (!ended) throw value_error(where + ": line " + std::to_string(line_number) + ": text after the end line");
+      break;
+    }
+    std::istringstream head(line);
+    std::string name;
+    detail::stored_parameter p;
+    std::size_t rank = 0;
+    if (!(head >> name >> p.scalar >> rank) || rank > 8)
+      throw value_error(where + ": line " + std::to_string(line_number) + " is not \"<name> <type> <rank> <extents>\"");
+    std::vector<std::size_t> extents(rank);
+    for (std::size_t& e : extents)
+      if (!(head >> e)) throw value_error(where + ": parameter " + name + ": its extents are cut short");
+    p.extents = Extents(std::span<const std::size_t>(extents));
+    std::string values_line;
+    if (!std::getline(file, values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
+    std::istringstream values(values_line);
+    for (std::string token; values >> token;) {
+      double v = 0;
+      const auto read = std::from_chars(token.data(), token.data() + token.size(), v, std::chars_format::hex);
+      if (read.ec != std::errc() || read.ptr != token.data() + token.size())
+        throw value_error(where + ": parameter " + name + ": \"" + token + "\" is not a number");
+      p.values.push_back(v);
+    }
+    if (p.values.size() != p.extents.size())
+      throw value_error(where + ": parameter " + name + ": " + std::to_string(p.values.size()) + " values for shape " +
+                        p.extents.to_string());
+    if (!stored.emplace(name, std::move(p)).second) throw value_error(where + ": parameter " + name + " appears twice");
+  }
+  if (!ended) throw value_error(where + ": the file is cut short (it has no end line)");
+  std::vector<NamedParameter<T>> targets = named_parameters<T>(model);
+  for (const NamedParameter<T>& target : targets) {
+    const auto it = stored.find(target.name);
+    if (it == stored.end()) throw value_error(where + ": parameter " + target.name + " is not in the file");
+    if (it->second.scalar != detail::scalar_name<T>())
+      throw value_error(where + ": parameter " + target.name + " holds " + it->second.scalar + ", the model " +
+                        std::string(detail::scalar_name<T>()));
+    if (!(it->second.extents == target.tensor.shape()))
+      throw value_error(where + ": parameter " + target.name + " has shape " + it->second.extents.to_string() +
+                        " in the file and " + target.tensor.shape().to_string() + " in the model");
+  }
+  if (stored.size() != targets.size())
+    for (const auto& [name, p] : stored) {
+      bool known = false;
+      for (const NamedParameter<T>& target : targets) known = known || target.name == name;
+      if (!known) throw value_error(where + ": the file's parameter " + name + " is not in the model");
+    }
+  // Everything that can throw (a deferred value reading a parameter is computed before it changes)
+  // before the first value changes.
+  const NoGradGuard unrecorded;
+  std::vector<Eigen::Map<fusegrad::detail::array_t<T>>> destinations;
+  destinations.reserve(targets.size());
+  for (NamedParameter<T>& target : targets) destinations.push_back(target.tensor.mutable_eigen());
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const std::vector<double>& values = stored.at(targets[k].name).values;
+    for (std::size_t i = 0; i < values.size(); ++i) destinations[k][Eigen::Index(i)] = T(values[i]);
+  }
+}
+
+}  // namespace fusegrad::nn

@@ -1,0 +1,127 @@
+// optim/adam.hpp -- Adam and AdamW, as PyTorch's: bias-corrected moment estimates, L2 or decoupled weight decay,
+// AMSGrad.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/optim/optimizer.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
+
+namespace fusegrad::optim {
+
+/// Adam's and AdamW's settings, PyTorch's names and defaults: AdamOptions and AdamWOptions differ
+/// only in weight_decay's default (0 and 0.01).
+template <double DefaultWeightDecay>
+struct AdamSettings {
+  double lr = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = DefaultWeightDecay;
+  bool amsgrad = false;  // divides by the largest second moment so far
+  bool maximize = false;
+};
+using AdamOptions = AdamSettings<0.0>;
+using AdamWOptions = AdamSettings<0.01>;
+
+/// PyTorch's Adam (Decoupled = false) and AdamW (true), step for step. With g the gradient
+/// (negated to maximize), and t the parameter's step count:
+///   Adam adds weight_decay * p to g; AdamW first scales p by 1 - lr * weight_decay;
+///   m = beta1 m + (1 - beta1) g,  v = beta2 v + (1 - beta2) g g  (v_max = max(v_max, v) with amsgrad);
+///   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
+/// One pass over each parameter and its state.
+///   fg::optim::Adam opt({w, b}, {.lr = 1e-2});
+template <std::floating_point T, bool Decoupled>
+class BasicAdamFamily final : public Optimizer<T> {
+ public:
+  using options_type = std::conditional_t<Decoupled, AdamWOptions, AdamOptions>;
+
+  BasicAdamFamily(std::vector<BasicTensor<T>> parameters, const options_type& options = {})
+      : Optimizer<T>(std::move(parameters), options.lr, Decoupled ? "AdamW" : "Adam"), options_(options) {
+    const std::string who = Decoupled ? "fusegrad::optim::AdamW: " : "fusegrad::optim::Adam: ";
+    detail::require(options.beta1 >= 0 && options.beta1 < 1, who + "beta1 must be in [0, 1)");
+    detail::require(options.beta2 >= 0 && options.beta2 < 1, who + "beta2 must be in [0, 1)");
+    detail::require(options.eps >= 0, who + "eps must be >= 0");
+    detail::require(options.weight_decay >= 0, who + "weight_decay must be >= 0");
+    state_.resize(this->parameters().size());
+  }
+
+  /// The settings it runs with.
+  [[nodiscard]] const options_type& options() const noexcept { return options_; }
+  /// How many steps parameter k has taken.
+  [[nodiscard]] long steps(std::size_t k) const { return state_.at(k).steps; }
+
+ private:
+  using typename Optimizer<T>::values;
+  using typename Optimizer<T>::gradient;
+  using array = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+  struct moments {
+    long steps = 0;
+    array m, v, v_max;  // made, zero, at the first step
+  };
+
+  void prepare(std::size_t k, std::size_t n) override {
+    moments& s = state_[k];
+    if (s.m.size() != 0) return;
+    s.m = array::Zero(Eigen::Index(n));
+    s.v = array::Zero(Eigen::Index(n));
+    if (options_.amsgrad) s.v_max = array::Zero(Eigen::Index(n));
+  }
+
+  void update(std::size_t k, values p, gradient g) override {
+    moments& s = state_[k];
+    ++s.steps;
+    const double lr = this->lr();
+    const T beta1 = T(options_.beta1), beta2 = T(options_.beta2), eps = T(options_.eps),
+            sign = options_.maximize ? T(-1) : T(1);
+    const T weight_decay = T(options_.weight_decay), shrink = T(1 - lr * options_.weight_decay);
+    const T step_size = T(lr / (1 - std::pow(options_.beta1, double(s.steps))));
+    const T correction2_sqrt = T(std::sqrt(1 - std::pow(options_.beta2, double(s.steps))));
+    detail::for_each_block(std::size_t(p.size()), [&](Eigen::Index at, Eigen::Index n) {
+      auto x = p.segment(at, n);
+      auto m = s.m.segment(at, n);
+      auto v = s.v.segment(at, n);
+      // d, the gradient the moments follow, is an expression: read where it is used, all in L1.
+      const auto moments_and_step = [&](const auto& d) {
+        m = beta1 * m + (1 - beta1) * d;
+        v = beta2 * v + ((1 - beta2) * d) * d;
+        if (options_.amsgrad) {
+          auto v_max = s.v_max.segment(at, n);
+          v_max = v_max.max(v);
+          x -= (step_size * m) / (v_max.sqrt() / correction2_sqrt + eps);
+        } else {
+          x -= (step_size * m) / (v.sqrt() / correction2_sqrt + eps);
+        }
+      };
+      if constexpr (Decoupled) {
+        x *= shrink;
+        moments_and_step(sign * g.segment(at, n));
+      } else if (weight_decay != 0) {
+        moments_and_step(sign * g.segment(at, n) + weight_decay * x);  // x is written last
+      } else {
+        moments_and_step(sign * g.segment(at, n));
+      }
+    });
+  }
+
+  options_type options_;
+  std::vector<moments> state_;
+};
+
+template <std::floating_point T>
+using BasicAdam = BasicAdamFamily<T, false>;
+template <std::floating_point T>
+using BasicAdamW = BasicAdamFamily<T, true>;
+using Adam = BasicAdam<double>;
+using AdamW = BasicAdamW<double>;
+
+}  // namespace fusegrad::optim

@@ -1,0 +1,77 @@
+// optim/lr_scheduler.hpp -- learning-rate schedules, as PyTorch's: StepLR and CosineAnnealingLR.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <numbers>
+#include <string>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/optim/optimizer.hpp>
+
+namespace fusegrad::optim {
+
+/// Multiplies the learning rate by gamma every step_size epochs (PyTorch's StepLR). Call step()
+/// once per epoch, after the optimiser's steps.
+///   fg::optim::StepLR schedule(opt, {.step_size = 30, .gamma = 0.1});
+struct StepLROptions {
+  long step_size = 0;
+  double gamma = 0.1;
+};
+template <std::floating_point T>
+class BasicStepLR {
+ public:
+  BasicStepLR(Optimizer<T>& optimizer, const StepLROptions& options) : optimizer_(optimizer), options_(options) {
+    detail::require(options.step_size > 0, "fusegrad::optim::StepLR: step_size must be > 0");
+    detail::require(options.gamma >= 0, "fusegrad::optim::StepLR: gamma must be >= 0");
+  }
+  void step() {
+    ++epoch_;
+    if (epoch_ % options_.step_size == 0) optimizer_.set_lr(optimizer_.lr() * options_.gamma);
+  }
+  [[nodiscard]] long epoch() const noexcept { return epoch_; }
+
+ private:
+  Optimizer<T>& optimizer_;
+  StepLROptions options_;
+  long epoch_ = 0;
+};
+
+/// Anneals the learning rate from the optimiser's rate when the schedule is made down to eta_min along a cosine over
+/// t_max epochs, and back up over the next t_max (PyTorch's CosineAnnealingLR, whose recursive form it follows step for
+/// step: it also follows a rate another schedule changed).
+///   fg::optim::CosineAnnealingLR schedule(opt, {.t_max = 100});
+struct CosineAnnealingLROptions {
+  long t_max = 0;
+  double eta_min = 0;
+};
+template <std::floating_point T>
+class BasicCosineAnnealingLR {
+ public:
+  BasicCosineAnnealingLR(Optimizer<T>& optimizer, const CosineAnnealingLROptions& options)
+      : optimizer_(optimizer), options_(options), base_lr_(optimizer.lr()) {
+    detail::require(options.t_max > 0, "fusegrad::optim::CosineAnnealingLR: t_max must be > 0");
+  }
+  void step() {
+    ++epoch_;
+    const double pi = std::numbers::pi, t_max = double(options_.t_max), e = double(epoch_);
+    const double lr = optimizer_.lr(), base = base_lr_, eta_min = options_.eta_min;
+    if ((epoch_ - 1 - options_.t_max) % (2 * options_.t_max) == 0)
+      optimizer_.set_lr(lr + (base - eta_min) * (1 - std::cos(pi / t_max)) / 2);
+    else
+      optimizer_.set_lr((1 + std::cos(pi * e / t_max)) / (1 + std::cos(pi * (e - 1) / t_max)) * (lr - eta_min) +
+                        eta_min);
+  }
+  [[nodiscard]] long epoch() const noexcept { return epoch_; }
+
+ private:
+  Optimizer<T>& optimizer_;
+  CosineAnnealingLROptions options_;
+  double base_lr_;  // the optimiser's rate when the schedule was made
+  long epoch_ = 0;
+};
+
+using StepLR = BasicStepLR<double>;
+using CosineAnnealingLR = BasicCosineAnnealingLR<double>;
+
+}  // namespace fusegrad::optim

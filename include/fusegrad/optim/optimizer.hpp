@@ -1,0 +1,115 @@
+// optim/optimizer.hpp -- Optimizer: the parameters an optimiser updates, its learning rate, zero_grad, and the one pass
+// over a parameter that every update rule runs in.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/grad_mode.hpp>
+
+namespace fusegrad::optim {
+
+namespace detail {
+
+// Runs f(offset, length) over [0, n) in blocks that fit in L1 together with the optimiser's
+// state: an update of several statements makes one pass over memory, not one per statement.
+template <class F>
+void for_each_block(std::size_t n, F&& f) {
+  constexpr std::size_t block = 512;
+  for (std::size_t offset = 0; offset < n; offset += block)
+    f(Eigen::Index(offset), Eigen::Index(std::min(block, n - offset)));
+}
+
+inline void require(bool ok, const std::string& message) {
+  if (!ok) throw value_error(message);
+}
+
+}  // namespace detail
+
+/// What every optimiser shares: the parameters it updates (handles: the caller's tensors change),
+/// its learning rate, which a schedule may change, and zero_grad. Parameters are leaves that
+/// require grad, each given once; a step skips one that has no gradient yet.
+template <std::floating_point T>
+class Optimizer {
+ public:
+  Optimizer(std::vector<BasicTensor<T>> parameters, double lr, const char* name)
+      : parameters_(std::move(parameters)), lr_(lr), name_(name) {
+    detail::require(!parameters_.empty(), std::string("fusegrad::optim::") + name_ + ": the parameter list is empty");
+    detail::require(std::isfinite(lr) && lr >= 0,
+                    std::string("fusegrad::optim::") + name_ +
+                        ": the learning rate must be a number >= 0 (set .lr = ...), not " + std::to_string(lr));
+    for (std::size_t k = 0; k < parameters_.size(); ++k) {
+      const BasicTensor<T>& p = parameters_[k];
+      const std::string which = std::string("fusegrad::optim::") + name_ + ": parameter " + std::to_string(k);
+      detail::require(p.defined(), which + " is an undefined tensor");
+      detail::require(p.is_leaf(), which + " is computed from others (not a leaf); optimise the leaves it comes from");
+      detail::require(p.requires_grad(), which + " does not require grad; call requires_grad_() on it first");
+      for (std::size_t j = 0; j < k; ++j)
+        detail::require(parameters_[j].impl() != p.impl(),
+                        which + " is parameter " + std::to_string(j) + " again; give each parameter once");
+    }
+  }
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+  virtual ~Optimizer() = default;
+
+  /// Updates every parameter that has a gradient, in place and unrecorded. What can fail (memory
+  /// for the optimiser's state; a deferred value that reads a parameter, computed before it
+  /// changes) happens before any value or state changes.
+  void step() {
+    const NoGradGuard unrecorded;
+    std::vector<std::size_t> stepped;
+    std::vector<BasicTensor<T>> grads;
+    std::vector<values> destinations;
+    for (std::size_t k = 0; k < parameters_.size(); ++k)
+      if (BasicTensor<T> g = parameters_[k].grad(); g.defined()) {
+        stepped.push_back(k);
+        grads.push_back(std::move(g));
+      }
+    destinations.reserve(stepped.size());
+    for (const std::size_t k : stepped) {
+      prepare(k, parameters_[k].numel());
+      destinations.push_back(parameters_[k].mutable_eigen());
+    }
+    for (std::size_t i = 0; i < stepped.size(); ++i) update(stepped[i], destinations[i], grads[i].eigen());
+  }
+  /// Forgets every parameter's gradient, as PyTorch's zero_grad(set_to_none=True) does: the next
+  /// backward writes a fresh one.
+  void zero_grad() {
+    for (BasicTensor<T>& p : parameters_) p.zero_grad();
+  }
+
+  [[nodiscard]] double lr() const noexcept { return lr_; }
+  /// Sets the learning rate (what a schedule does).
+  void set_lr(double lr) {
+    detail::require(std::isfinite(lr) && lr >= 0,
+                    std::string("fusegrad::optim::") + name_ + "::set_lr: the learning rate must be a number >= 0");
+    lr_ = lr;
+  }
+  [[nodiscard]] const std::vector<BasicTensor<T>>& parameters() const noexcept { return parameters_; }
+
+ protected:
+  using values = Eigen::Map<fusegrad::detail::array_t<T>>;
+  using gradient = Eigen::Map<const fusegrad::detail::array_t<T>>;
+  // Makes parameter k's state (n values each) before its first update.
+  virtual void prepare(std::size_t k, std::size_t n) = 0;
+  // Parameter k's update: its values, written in place, from its gradient.
+  virtual void update(std::size_t k, values p, gradient g) = 0;
+
+ private:
+  std::vector<BasicTensor<T>> parameters_;
+  double lr_;
+  const char* name_;
+};
+
+}  // namespace fusegrad::optim

@@ -1,0 +1,171 @@
+// nn/losses_test.cpp -- every loss with every reduction against PyTorch's value and input gradient
+// (tests/data/losses/), recorded as a fused node, taped, and in the static layer; and what the losses refuse.
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+#include <fusegrad/nn.hpp>
+
+#include "data/losses/torch_reference.hpp"
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+namespace nn = fusegrad::nn;
+namespace ref = fusegrad::test::torch_losses;
+
+void expect_close(std::span<const double> actual, std::span<const double> expected, const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], 1e-12 * std::max(1.0, std::abs(expected[i]))) << what << ", element " << i;
+}
+
+fg::Tensor tensor_of(const double (&values)[12]) { return fg::Tensor::from(std::span<const double>(values), {4, 3}); }
+
+// One reduction's figures from PyTorch: the loss, the upstream gradient u, d(sum(u * loss))/dx.
+struct Figures {
+  std::span<const double> value, upstream, grad;
+};
+
+// loss(x) recorded as one fused node and taped, its value and d(sum(u * loss))/dx against PyTorch's.
+template <class Loss>
+void expect_torch_figures(Loss loss, const double (&x)[12], const Figures& expected) {
+  for (const bool taped : {false, true}) {
+    SCOPED_TRACE(taped ? "taped" : "one fused node");
+    fg::Tensor input = tensor_of(x).requires_grad_();
+    const fg::Tensor out = taped ? fg::taped(loss(input)) : fg::Tensor(loss(input));
+    expect_close(std::span(out.data(), out.numel()), expected.value, "value");
+    out.backward(fg::Tensor::from(expected.upstream, out.shape()));
+    expect_close(std::span(input.grad().data(), 12), expected.grad, "gradient");
+  }
+}
+
+// call(x, reduction) with each reduction against PyTorch's figures.
+template <class Call>
+void expect_every_reduction(Call call, const double (&x)[12], const Figures& mean, const Figures& sum,
+                            const Figures& none) {
+  {
+    SCOPED_TRACE("reduction mean");
+    expect_torch_figures([&](const auto& in) { return call(in, nn::reduction::mean); }, x, mean);
+  }
+  {
+    SCOPED_TRACE("reduction sum");
+    expect_torch_figures([&](const auto& in) { return call(in, nn::reduction::sum); }, x, sum);
+  }
+  {
+    SCOPED_TRACE("reduction none");
+    expect_torch_figures([&](const auto& in) { return call(in, nn::reduction::none); }, x, none);
+  }
+}
+
+// The static layer, mean reduction: Vars of shape (4, 3).
+template <class Loss>
+void expect_static_figures(Loss loss, const double (&x)[12], double value, const double (&grad)[12]) {
+  fg::Var<double, fg::Shape<4, 3>> input;
+  std::copy(x, x + 12, input.value().data());
+  const auto [v, dx] = fg::value_and_grad(loss(input), input);
+  EXPECT_NEAR(v, value, 1e-12 * std::max(1.0, std::abs(value)));
+  std::vector<double> g(dx.data(), dx.data() + 12), expected(grad, grad + 12);
+  for (double& e : expected) e /= 1.5;  // the fixture's upstream for a scalar loss
+  expect_close(g, expected, "static gradient");
+}
+
+const fg::ConstTensor targets_y{tensor_of(ref::y)};
+const fg::ConstTensor probabilities{tensor_of(ref::probabilities)};
+const fg::Indices classes({ref::targets[0], ref::targets[1], ref::targets[2], ref::targets[3]});
+
+TEST(Losses, MseMatchesPyTorch) {
+  const auto mse = [](const auto& x, auto r) { return nn::mse_loss(x, targets_y, r); };
+  expect_every_reduction(mse, ref::x, {ref::mse_mean_value, ref::mse_mean_upstream, ref::mse_mean_grad},
+                         {ref::mse_sum_value, ref::mse_sum_upstream, ref::mse_sum_grad},
+                         {ref::mse_none_value, ref::mse_none_upstream, ref::mse_none_grad});
+  const fg::Const<double, fg::Shape<4, 3>> y = [] {
+    fg::Const<double, fg::Shape<4, 3>> c;
+    std::copy(ref::y, ref::y + 12, c.value().data());
+    return c;
+  }();
+  expect_static_figures([&](const auto& x) { return nn::mse_loss(x, y); }, ref::x, ref::mse_mean_value[0],
+                        ref::mse_mean_grad);
+}
+TEST(Losses, L1MatchesPyTorchWithTiesGivingZero) {
+  const auto l1 = [](const auto& x, auto r) { return nn::l1_loss(x, targets_y, r); };
+  expect_every_reduction(l1, ref::x, {ref::l1_mean_value, ref::l1_mean_upstream, ref::l1_mean_grad},
+                         {ref::l1_sum_value, ref::l1_sum_upstream, ref::l1_sum_grad},
+                         {ref::l1_none_value, ref::l1_none_upstream, ref::l1_none_grad});
+}
+TEST(Losses, HuberMatchesPyTorchOnBothSidesOfDelta) {
+  const auto huber = [](const auto& x, auto r) { return nn::huber_loss(x, targets_y, r); };
+  expect_every_reduction(huber, ref::x, {ref::huber_mean_value, ref::huber_mean_upstream, ref::huber_mean_grad},
+                         {ref::huber_sum_value, ref::huber_sum_upstream, ref::huber_sum_grad},
+                         {ref::huber_none_value, ref::huber_none_upstream, ref::huber_none_grad});
+  const auto huber_half = [](const auto& x, auto r) { return nn::huber_loss(x, targets_y, r, 0.5); };
+  expect_every_reduction(huber_half, ref::x,
+                         {ref::huber_half_mean_value, ref::huber_half_mean_upstream, ref::huber_half_mean_grad},
+                         {ref::huber_half_sum_value, ref::huber_half_sum_upstream, ref::huber_half_sum_grad},
+                         {ref::huber_half_none_value, ref::huber_half_none_upstream, ref::huber_half_none_grad});
+}
+TEST(Losses, BceWithLogitsMatchesPyTorchAtLogitsOfAThousand) {
+  const auto bce = [](const auto& x, auto r) { return nn::bce_with_logits_loss(x, probabilities, r); };
+  expect_every_reduction(
+      bce, ref::logits,
+      {ref::bce_with_logits_mean_value, ref::bce_with_logits_mean_upstream, ref::bce_with_logits_mean_grad},
+      {ref::bce_with_logits_sum_value, ref::bce_with_logits_sum_upstream, ref::bce_with_logits_sum_grad},
+      {ref::bce_with_logits_none_value, ref::bce_with_logits_none_upstream, ref::bce_with_logits_none_grad});
+}
+TEST(Losses, NllMatchesPyTorch) {
+  const auto nll = [](const auto& x, auto r) { return nn::nll_loss(x, classes, r); };
+  expect_every_reduction(nll, ref::log_probs, {ref::nll_mean_value, ref::nll_mean_upstream, ref::nll_mean_grad},
+                         {ref::nll_sum_value, ref::nll_sum_upstream, ref::nll_sum_grad},
+                         {ref::nll_none_value, ref::nll_none_upstream, ref::nll_none_grad});
+}
+TEST(Losses, CrossEntropyMatchesPyTorchAtLogitsOfAThousand) {
+  const auto cross_entropy = [](const auto& x, auto r) { return nn::cross_entropy_loss(x, classes, r); };
+  expect_every_reduction(
+      cross_entropy, ref::logits,
+      {ref::cross_entropy_mean_value, ref::cross_entropy_mean_upstream, ref::cross_entropy_mean_grad},
+      {ref::cross_entropy_sum_value, ref::cross_entropy_sum_upstream, ref::cross_entropy_sum_grad},
+      {ref::cross_entropy_none_value, ref::cross_entropy_none_upstream, ref::cross_entropy_none_grad});
+  expect_static_figures([](const auto& x) { return nn::cross_entropy_loss(x, classes); }, ref::logits,
+                        ref::cross_entropy_mean_value[0], ref::cross_entropy_mean_grad);
+}
+
+TEST(Losses, TargetsAreChecked) {
+  const fg::Tensor scores = tensor_of(ref::logits);
+  fg::test::expect_error<fg::value_error>(
+      [&] {
+        (void)nn::cross_entropy_loss(scores, fg::Indices({0, 1, 3, 0}));
+      },
+      {"cross_entropy_loss", "row 2", "class 3", "[0, 3)"});
+  fg::test::expect_error<fg::value_error>(
+      [&] {
+        (void)nn::nll_loss(scores, fg::Indices({0, -1, 2, 0}));
+      },
+      {"nll_loss", "row 1", "class -1"});
+  fg::test::expect_error<fg::shape_error>(
+      [&] {
+        (void)nn::nll_loss(scores, fg::Indices({0, 1}));
+      },
+      {"nll_loss", "one target class per row", "4 rows", "(2)"});
+  fg::test::expect_error<fg::shape_error>([&] { (void)nn::cross_entropy_loss(fg::Tensor::zeros({12}), classes); },
+                                          {"(N, C)", "(12)"});
+  fg::test::expect_error<fg::value_error>([&] { (void)nn::huber_loss(scores, scores, nn::reduction::mean, 0.0); },
+                                          {"huber_loss", "delta"});
+  // (4, 1) against (4) would make a (4, 4) loss.
+  fg::test::expect_error<fg::shape_error>(
+      [] {
+        (void)nn::mse_loss(fg::Tensor::zeros({4, 1}), fg::Tensor::zeros({4}));
+      },
+      {"mse_loss", "target's shape (4)", "input's (4, 1)", "(4, 4)"});
+  fg::test::expect_error<fg::shape_error>(
+      [] {
+        (void)nn::bce_with_logits_loss(fg::Tensor::zeros({3}), fg::Tensor::zeros({2, 3}));
+      },
+      {"bce_with_logits_loss", "(2, 3)"});
+}
+
+}  // namespace

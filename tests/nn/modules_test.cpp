@@ -1,0 +1,197 @@
+// nn/modules_test.cpp -- Linear, Sequential and activations; parameters found by reflection with their dotted names;
+// save and load.
+#include <unistd.h>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <boost/hana/at.hpp>
+#include <boost/hana/define_struct.hpp>
+
+#include <fusegrad/fusegrad.hpp>
+#include <fusegrad/nn.hpp>
+#include <fusegrad/optim.hpp>
+
+#include "support/expect_error.hpp"
+
+namespace fg = fusegrad;
+namespace nn = fusegrad::nn;
+
+namespace modules_test {
+
+// Models as users write them: plain structs, members declared with Boost.Hana.
+struct Block {
+  BOOST_HANA_DEFINE_STRUCT(Block, (nn::Linear, fc), (fg::Tensor, scale));
+};
+struct Model {
+  BOOST_HANA_DEFINE_STRUCT(Model, (std::vector<Block>, blocks), (std::array<nn::Linear, 2>, heads),
+                           (fg::Tensor, frozen), (int, steps));
+};
+
+namespace {
+
+Model make_model() {
+  return Model{{Block{nn::Linear(3, 4, 1), fg::Tensor::full({4}, 1.0).requires_grad_()},
+                Block{nn::Linear(4, 4, 3), fg::Tensor::full({4}, 2.0).requires_grad_()}},
+               {nn::Linear(4, 2, 5), nn::Linear(4, 1, 7, /*with_bias=*/false)},
+               fg::Tensor::zeros({2}),
+               0};
+}
+
+std::vector<std::string> names_of(Model& model) {
+  std::vector<std::string> names;
+  for (const auto& p : nn::named_parameters(model)) names.push_back(p.name);
+  return names;
+}
+
+TEST(Linear, ComputesXWTransposedPlusBInOneFusedNode) {
+  const nn::Linear layer(3, 2, 42);
+  ASSERT_EQ(layer.weight.shape(), fg::Extents({2, 3}));
+  ASSERT_EQ(layer.bias.shape(), fg::Extents({2}));
+  const fg::Tensor x = fg::Tensor::from({1.0, 2.0, 3.0, -1.0, 0.5, 0.0}, {2, 3});
+  const fg::Tensor y = layer(x);
+  EXPECT_EQ(y.grad_fn_name(), "FusedBackward");
+  for (std::size_t n = 0; n < 2; ++n)
+    for (std::size_t o = 0; o < 2; ++o) {
+      double expected = layer.bias.data()[o];
+      for (std::size_t i = 0; i < 3; ++i) expected += x.data()[n * 3 + i] * layer.weight.data()[o * 3 + i];
+      EXPECT_NEAR(y.data()[n * 2 + o], expected, 1e-15);
+    }
+}
+
+// PyTorch's initialisation: uniform in (-1/sqrt(in), 1/sqrt(in)), the same for the same seed.
+TEST(Linear, InitialisesAsPyTorchFromItsSeed) {
+  const nn::Linear a(16, 8, 3), b(16, 8, 3), c(16, 8, 4);
+  double largest = 0;
+  for (std::size_t i = 0; i < a.weight.numel(); ++i) largest = std::max(largest, std::abs(a.weight.data()[i]));
+  EXPECT_LT(largest, 0.25);
+  EXPECT_GT(largest, 0.2);  // 128 draws reach near the bound
+  EXPECT_EQ(a.weight.data()[5], b.weight.data()[5]);
+  EXPECT_NE(a.weight.data()[5], c.weight.data()[5]);
+  EXPECT_TRUE(a.weight.is_leaf() && a.weight.requires_grad() && a.bias.requires_grad());
+}
+
+TEST(Linear, RefusesInputOfTheWrongWidth) {
+  const nn::Linear layer(3, 2, 1);
+  fg::test::expect_error<fg::shape_error>(
+      [&] {
+        (void)layer(fg::Tensor::zeros({2, 4}));
+      },
+      {"Linear", "(N, 3)", "(2, 4)"});
+  fg::test::expect_error<fg::value_error>([] { nn::Linear(0, 2, 1); }, {"in_features"});
+}
+
+TEST(Sequential, AppliesItsLayersInOrderAndNamesThemByPosition) {
+  nn::Sequential model(nn::Linear(2, 3, 1), nn::Tanh{}, nn::Linear(3, 1, 2));
+  const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0, 0.25}, {2, 2});
+  const fg::Tensor expected = boost::hana::at_c<2>(model.layers)(fg::tanh(boost::hana::at_c<0>(model.layers)(x)));
+  const fg::Tensor y = model(x);
+  ASSERT_EQ(y.shape(), fg::Extents({2, 1}));
+  EXPECT_EQ(y.data()[0], expected.data()[0]);
+  EXPECT_EQ(y.data()[1], expected.data()[1]);
+  std::vector<std::string> names;
+  for (const auto& p : nn::named_parameters(model)) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+}
+
+// Through structs, vectors and arrays of them; a tensor that takes no gradient is no parameter,
+// a tensor shared by two members is listed once.
+TEST(Parameters, FoundByReflectionWithDottedNames) {
+  Model model = make_model();
+  EXPECT_EQ(names_of(model), (std::vector<std::string>{"blocks.0.fc.weight", "blocks.0.fc.bias", "blocks.0.scale",
+                                                       "blocks.1.fc.weight", "blocks.1.fc.bias", "blocks.1.scale",
+                                                       "heads.0.weight", "heads.0.bias", "heads.1.weight"}));
+  model.blocks[1].scale = model.blocks[0].scale;  // shared
+  EXPECT_EQ(nn::parameters(model).size(), 8u);
+  EXPECT_EQ(nn::parameters(model)[2].impl(), model.blocks[0].scale.impl());
+}
+
+// One step of Adam over a model's parameters: every one moves.
+TEST(Parameters, FeedAnOptimiser) {
+  nn::Sequential model(nn::Linear(2, 4, 1), nn::ReLU{}, nn::Linear(4, 1, 2));
+  fg::optim::Adam opt(nn::parameters(model), {.lr = 0.1});
+  const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0, 0.25, -0.3, 0.8}, {3, 2});
+  const fg::Tensor y = fg::Tensor::from({1.0, -1.0, 0.5}, {3, 1});
+  const auto loss_now = [&] { return fg::Tensor(nn::mse_loss(model(x), y)); };
+  const double before = loss_now().item();
+  for (int step = 0; step < 50; ++step) {
+    opt.zero_grad();
+    loss_now().backward();
+    opt.step();
+  }
+  EXPECT_LT(loss_now().item(), 0.5 * before);
+}
+
+class SaveLoad : public ::testing::Test {
+ protected:
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("fusegrad_parameters_" + std::to_string(::getpid()) + ".txt");
+  void TearDown() override { std::filesystem::remove(file); }
+
+  static std::vector<double> values_of(Model& model) {
+    std::vector<double> out;
+    for (const fg::Tensor& p : nn::parameters(model)) out.insert(out.end(), p.data(), p.data() + p.numel());
+    return out;
+  }
+  void write(const std::string& text) const { std::ofstream(file) << text; }
+};
+
+TEST_F(SaveLoad, ARoundTripIsExact) {
+  Model saved = make_model();
+  {
+    const fg::NoGradGuard update;
+    saved.heads[0].weight.mutable_eigen()[0] = 0.1 + 0.2;  // not a short decimal
+  }
+  nn::save(saved, file);
+  Model loaded = make_model();
+  {
+    const fg::NoGradGuard update;
+    for (fg::Tensor& p : nn::parameters(loaded)) p.fill_(-7.0);
+  }
+  nn::load(loaded, file);
+  EXPECT_EQ(values_of(loaded), values_of(saved));
+}
+
+// Every mistake names what is wrong, and the model keeps every value it had.
+TEST_F(SaveLoad, ABadFileChangesNothing) {
+  Model source = make_model();
+  nn::save(source, file);
+  std::string good;
+  {
+    std::ifstream in(file);
+    good.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  Model target = make_model();
+  {
+    const fg::NoGradGuard update;
+    for (fg::Tensor& p : nn::parameters(target)) p.fill_(3.0);
+  }
+  const std::vector<double> before = values_of(target);
+  const auto expect_refused = [&](const std::string& text, std::initializer_list<std::string_view> parts) {
+    SCOPED_TRACE(text);
+    write(text);
+    fg::test::expect_error<fg::value_error>([&] { nn::load(target, file); }, parts);
+    EXPECT_EQ(values_of(target), before);
+  };
+  expect_refused("a parameters file\n", {"not a fusegrad parameters file"});
+  const std::size_t last = good.rfind("heads.1.weight");
+  expect_refused(good.substr(0, last) + "end\n", {"heads.1.weight", "is not in the file"});
+  expect_refused(good.substr(0, good.size() - 4) + "extra double 1 1\n1p+0\nend\n", {"extra", "not in the model"});
+  std::string reshaped = good;
+  reshaped.replace(reshaped.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 2 2");
+  expect_refused(reshaped, {"heads.1.weight", "(2, 2) in the file", "(1, 4) in the model"});
+  std::string corrupt = good;
+  corrupt.replace(corrupt.find("1p+1", corrupt.find("blocks.1.scale")), 4, "1,5");
+  expect_refused(corrupt, {"blocks.1.scale", "is not a number"});
+  expect_refused(good.substr(0, good.size() - 10), {"cut short"});
+  expect_refused(good + "more\n", {"text after the end line"});
+}
+
+}  // namespace
+
+}  // namespace modules_test

@@ -1,0 +1,211 @@
+// optim/optimizer_test.cpp -- SGD, Adam, AdamW and the schedules against five steps of PyTorch's (tests/data/optim/),
+// and what the optimisers refuse.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+#include <fusegrad/optim.hpp>
+
+#include "data/optim/torch_reference.hpp"
+#include "support/expect_error.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+namespace optim = fusegrad::optim;
+namespace ref = fusegrad::test::torch_optim;
+
+// The fixture's problem: loss = sum(k * (p - 0.5)^2) + sum(sin(q) * q), from p0 and q0.
+struct Problem {
+  fg::Tensor p = fg::Tensor::from(std::span<const double>(ref::p0), {2, 3}).requires_grad_();
+  fg::Tensor q = fg::Tensor::from(std::span<const double>(ref::q0), {3}).requires_grad_();
+  fg::ConstTensor k{fg::Tensor::from(std::span<const double>(ref::k), {2, 3})};
+
+  [[nodiscard]] fg::Tensor loss() const { return fg::sum(k * fg::square(p - 0.5)) + fg::sum(fg::sin(q) * q); }
+};
+
+void expect_values(const fg::Tensor& t, std::span<const double> expected, const char* what, int step) {
+  ASSERT_EQ(t.numel(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(t.data()[i], expected[i], 1e-12 * std::max(1.0, std::abs(expected[i])))
+        << what << "[" << i << "] after step " << step + 1;
+}
+
+// Five steps of `opt` (made over the problem's p and q), each checked against PyTorch's.
+template <class Optimiser, class Schedule = std::nullptr_t>
+void expect_torch_steps(Problem& problem, Optimiser& opt, const double (&p)[5][6], const double (&q)[5][3],
+                        Schedule* schedule = nullptr, const double* lrs = nullptr) {
+  for (int step = 0; step < 5; ++step) {
+    opt.zero_grad();
+    problem.loss().backward();
+    opt.step();
+    if constexpr (!std::is_same_v<Schedule, std::nullptr_t>) {
+      schedule->step();
+      EXPECT_NEAR(opt.lr(), lrs[step], 1e-15) << "learning rate after step " << step + 1;
+    }
+    expect_values(problem.p, p[step], "p", step);
+    expect_values(problem.q, q[step], "q", step);
+  }
+}
+
+TEST(SGD, PlainStepsMatchPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.1});
+  expect_torch_steps(problem, opt, ref::sgd_p, ref::sgd_q);
+}
+TEST(SGD, MomentumMatchesPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.1, .momentum = 0.9});
+  expect_torch_steps(problem, opt, ref::sgd_momentum_p, ref::sgd_momentum_q);
+}
+TEST(SGD, DampeningAndWeightDecayMatchPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.05, .momentum = 0.8, .dampening = 0.3, .weight_decay = 0.01});
+  expect_torch_steps(problem, opt, ref::sgd_dampening_weight_decay_p, ref::sgd_dampening_weight_decay_q);
+}
+TEST(SGD, NesterovMatchesPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.001, .nesterov = true});
+  expect_torch_steps(problem, opt, ref::sgd_nesterov_p, ref::sgd_nesterov_q);
+}
+TEST(SGD, MaximizeMatchesPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.05, .momentum = 0.5, .maximize = true});
+  expect_torch_steps(problem, opt, ref::sgd_maximize_p, ref::sgd_maximize_q);
+}
+
+// Negated first, then the weight decay added (where PyTorch versions have differed).
+TEST(SGD, MaximizeWithWeightDecayMatchesPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.05, .weight_decay = 0.3, .maximize = true});
+  expect_torch_steps(problem, opt, ref::sgd_maximize_weight_decay_p, ref::sgd_maximize_weight_decay_q);
+}
+
+TEST(Adam, DefaultsButTheRateMatchPyTorch) {
+  Problem problem;
+  optim::Adam opt({problem.p, problem.q}, {.lr = 0.1});
+  expect_torch_steps(problem, opt, ref::adam_p, ref::adam_q);
+  EXPECT_EQ(opt.steps(0), 5);
+}
+TEST(Adam, WeightDecayAndAmsgradMatchPyTorch) {
+  Problem problem;
+  optim::Adam opt({problem.p, problem.q},
+                  {.lr = 0.05, .beta1 = 0.8, .beta2 = 0.99, .eps = 1e-6, .weight_decay = 0.1, .amsgrad = true});
+  expect_torch_steps(problem, opt, ref::adam_weight_decay_amsgrad_p, ref::adam_weight_decay_amsgrad_q);
+}
+TEST(Adam, MaximizeWithWeightDecayMatchesPyTorch) {
+  Problem problem;
+  optim::Adam opt({problem.p, problem.q}, {.lr = 0.05, .weight_decay = 0.3, .maximize = true});
+  expect_torch_steps(problem, opt, ref::adam_maximize_weight_decay_p, ref::adam_maximize_weight_decay_q);
+}
+
+TEST(AdamW, DecoupledWeightDecayMatchesPyTorch) {
+  Problem problem;
+  optim::AdamW opt({problem.p, problem.q}, {.lr = 0.1, .weight_decay = 0.05});
+  expect_torch_steps(problem, opt, ref::adamw_p, ref::adamw_q);
+}
+TEST(AdamW, AmsgradMaximizeMatchesPyTorch) {
+  Problem problem;
+  optim::AdamW opt({problem.p, problem.q},
+                   {.lr = 0.02, .beta1 = 0.7, .beta2 = 0.9, .weight_decay = 0.2, .amsgrad = true, .maximize = true});
+  expect_torch_steps(problem, opt, ref::adamw_amsgrad_maximize_p, ref::adamw_amsgrad_maximize_q);
+}
+TEST(AdamW, DefaultWeightDecayIsPyTorchs) {
+  EXPECT_EQ(optim::AdamWOptions{}.weight_decay, 0.01);
+  EXPECT_EQ(optim::AdamOptions{}.weight_decay, 0.0);
+}
+
+TEST(StepLR, MatchesPyTorch) {
+  Problem problem;
+  optim::SGD opt({problem.p, problem.q}, {.lr = 0.1, .momentum = 0.5});
+  optim::StepLR schedule(opt, {.step_size = 2, .gamma = 0.5});
+  expect_torch_steps(problem, opt, ref::sgd_step_lr_p, ref::sgd_step_lr_q, &schedule, ref::sgd_step_lr_lr);
+}
+TEST(CosineAnnealingLR, MatchesPyTorchPastItsPeriod) {
+  Problem problem;
+  optim::Adam opt({problem.p, problem.q}, {.lr = 0.1});
+  optim::CosineAnnealingLR schedule(opt, {.t_max = 4, .eta_min = 0.01});
+  expect_torch_steps(problem, opt, ref::adam_cosine_lr_p, ref::adam_cosine_lr_q, &schedule, ref::adam_cosine_lr_lr);
+}
+
+// A step records nothing and changes only the parameters: they stay leaves, the next forward
+// records and differentiates as before; a graph recorded before the step reads old values and
+// is refused, as in PyTorch.
+TEST(Optimizer, AStepIsUnrecordedAndTheNextForwardWorks) {
+  Problem problem;
+  optim::Adam opt({problem.p, problem.q}, {.lr = 0.1});
+  problem.loss().backward();
+  const fg::Tensor stale = problem.loss();
+  opt.step();
+  EXPECT_TRUE(problem.p.is_leaf());
+  EXPECT_TRUE(problem.p.requires_grad());
+  opt.zero_grad();
+  EXPECT_FALSE(problem.p.grad().defined());
+  problem.loss().backward();
+  EXPECT_TRUE(problem.p.grad().defined());
+  fg::test::expect_error<fg::graph_error>([&] { stale.backward(); }, {"modified in place"});
+}
+
+// A parameter without a gradient (not reached by this backward) is left as it is, state and all.
+TEST(Optimizer, AParameterWithoutAGradientIsSkipped) {
+  Problem problem;
+  fg::Tensor unused = fg::Tensor::full({2}, 3.0).requires_grad_();
+  optim::Adam opt({problem.p, unused}, {.lr = 0.1});
+  problem.loss().backward();
+  opt.step();
+  EXPECT_EQ(unused.data()[0], 3.0);
+  EXPECT_EQ(opt.steps(1), 0);
+  EXPECT_EQ(opt.steps(0), 1);
+}
+
+// Float parameters follow the double trajectory to float precision.
+TEST(Optimizer, FloatParametersFollowTheDoubleTrajectory) {
+  Problem problem;
+  fg::BasicTensor<float> p = problem.p.to<float>().detach().requires_grad_();
+  fg::BasicTensor<float> q = problem.q.to<float>().detach().requires_grad_();
+  const fg::BasicConstTensor<float> k(problem.k.to<float>());
+  optim::BasicAdam<float> opt({p, q}, {.lr = 0.1});
+  for (int step = 0; step < 5; ++step) {
+    opt.zero_grad();
+    fg::BasicTensor<float>(fg::sum(k * fg::square(p - 0.5f)) + fg::sum(fg::sin(q) * q)).backward();
+    opt.step();
+  }
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_NEAR(p.data()[i], ref::adam_p[4][i], 1e-5);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(q.data()[i], ref::adam_q[4][i], 1e-5);
+}
+
+TEST(Optimizer, RefusesWhatItCannotOptimise) {
+  Problem problem;
+  const fg::Tensor plain = fg::Tensor::zeros({2});
+  fg::test::expect_error<fg::value_error>([] { optim::SGD({}, {.lr = 0.1}); }, {"SGD", "empty"});
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {}); }, {"SGD", "learning rate", ".lr"});
+  fg::test::expect_error<fg::value_error>(
+      [&] {
+        optim::SGD({problem.p, plain}, {.lr = 0.1});
+      },
+      {"parameter 1", "does not require grad", "requires_grad_()"});
+  fg::test::expect_error<fg::value_error>([&] { optim::Adam({problem.p * 2.0}); }, {"parameter 0", "not a leaf"});
+  fg::test::expect_error<fg::value_error>(
+      [&] {
+        optim::Adam({problem.p, problem.q, problem.p});
+      },
+      {"parameter 2 is parameter 0 again"});
+  fg::test::expect_error<fg::value_error>([&] { optim::Adam({fg::Tensor()}); }, {"undefined"});
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {.lr = 0.1, .nesterov = true}); },
+                                          {"Nesterov", "momentum > 0"});
+  fg::test::expect_error<fg::value_error>([&] { optim::Adam({problem.p}, {.beta1 = 1.0}); }, {"beta1", "[0, 1)"});
+  fg::test::expect_error<fg::value_error>([&] { optim::AdamW({problem.p}, {.lr = -1}); }, {"AdamW", "learning rate"});
+  optim::SGD opt({problem.p}, {.lr = 0.1});
+  fg::test::expect_error<fg::value_error>([&] { optim::StepLR(opt, {.step_size = 0}); }, {"step_size"});
+  fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {}); }, {"t_max"});
+  fg::test::expect_error<fg::value_error>([&] { opt.set_lr(std::nan("")); }, {"set_lr"});
+  EXPECT_EQ(opt.lr(), 0.1);
+}
+
+}  // namespace
