@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fusegrad/fusegrad.hpp>
+#include <fusegrad/graphviz.hpp>
 
 #include "csv.hpp"
 

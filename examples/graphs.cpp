@@ -10,6 +10,7 @@
 #include <typeinfo>
 
 #include <fusegrad/fusegrad.hpp>
+#include <fusegrad/graphviz.hpp>
 
 namespace fg = fusegrad;
 namespace fs = std::filesystem;

@@ -9,7 +9,6 @@
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/type_name.hpp>
 #include <fusegrad/expr/visit.hpp>
-#include <fusegrad/graphviz/render.hpp>
 #include <fusegrad/graphviz/to_dot.hpp>
 #include <fusegrad/ops.hpp>
 #include <fusegrad/shape/any_shape.hpp>

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <fusegrad/fusegrad.hpp>
+#include <fusegrad/graphviz.hpp>
 
 #include "support/expect_error.hpp"
 #include "support/xml_check.hpp"

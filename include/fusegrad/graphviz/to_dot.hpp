@@ -25,7 +25,8 @@ namespace fusegrad {
 /// each input to the node that reads it; tensors that take no gradient are not drawn. A node
 /// that fused several operations is a dashed frame titled FusedBackward holding one box per
 /// operation (one box with `.expand_fused = false`). Casts are followed into the graph of the
-/// other scalar type. Render it with fg::render or Graphviz's `dot`. Example: examples/graphs.cpp.
+/// other scalar type. Render it with fg::render (<fusegrad/graphviz.hpp>) or Graphviz's `dot`. Example:
+/// examples/graphs.cpp.
 template <Scalar T>
 [[nodiscard]] std::string to_dot(const BasicTensor<T>& t, const DotOptions& options = {}) {
   const std::string name = t.name();  // throws value_error for an undefined tensor
