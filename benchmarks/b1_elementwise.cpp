@@ -4,10 +4,23 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "bench_common.hpp"
+#ifdef FUSEGRAD_HAVE_TORCH
+#include "torch_peer.hpp"
+#endif
 
 namespace fg = fusegrad;
 
 namespace {
+
+// The gradient every variant is checked against before it is timed.
+Eigen::ArrayXd gradient_by_hand(const Eigen::ArrayXd& x) {
+  const Eigen::ArrayXd e = (-x.square()).exp();
+  return x.cos() * e - 2.0 * x * x.sin() * e + 2.0 * x / (1.0 + x.square());
+}
+
+std::span<const double> values_of(const Eigen::ArrayXd& a) { return {a.data(), static_cast<std::size_t>(a.size())}; }
+// A gradient tensor's values: they live as long as the leaf that holds the gradient.
+std::span<const double> values_of(const fg::Tensor& t) { return {t.data(), t.numel()}; }
 
 // Forward only: the value, as plain Eigen computes it.
 void forward(benchmark::State& state) {
@@ -40,6 +53,10 @@ void handwritten(benchmark::State& state) {
 void fused(benchmark::State& state) {
   const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
   fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(data.data(), {static_cast<std::size_t>(data.size())});
+  {
+    const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
+    fg::bench::check_gradient("B1/fused", "dx", values_of(dx), values_of(gradient_by_hand(data)));
+  }
   for (auto _ : state) {
     const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
     auto [value, dx] = fg::value_and_grad(f, x);
@@ -54,6 +71,10 @@ void fused(benchmark::State& state) {
 void fused_static16(benchmark::State& state) {
   const Eigen::ArrayXd data = fg::bench::uniform(16, -2.0, 2.0);
   fg::Var<double, fg::Shape<16>> x(data);
+  {
+    const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
+    fg::bench::check_gradient("B1/fused_static", "dx", values_of(dx), values_of(gradient_by_hand(data)));
+  }
   for (auto _ : state) {
     const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
     auto [value, dx] = fg::value_and_grad(f, x);
@@ -66,7 +87,13 @@ void fused_static16(benchmark::State& state) {
 
 // The dynamic layer: the same expression recorded as ONE tape node, then backward.
 void tape_fused(benchmark::State& state) {
-  fg::Tensor x = fg::Tensor::from(fg::bench::uniform(state.range(0), -2.0, 2.0)).requires_grad_();
+  const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
+  fg::Tensor x = fg::Tensor::from(data).requires_grad_();
+  {
+    fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    f.backward();
+    fg::bench::check_gradient("B1/tape_fused", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
+  }
   for (auto _ : state) {
     x.zero_grad();
     fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
@@ -79,7 +106,13 @@ void tape_fused(benchmark::State& state) {
 
 // The dynamic layer, one node per operation (what eager frameworks record).
 void taped(benchmark::State& state) {
-  fg::Tensor x = fg::Tensor::from(fg::bench::uniform(state.range(0), -2.0, 2.0)).requires_grad_();
+  const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
+  fg::Tensor x = fg::Tensor::from(data).requires_grad_();
+  {
+    fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
+    f.backward();
+    fg::bench::check_gradient("B1/taped", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
+  }
   for (auto _ : state) {
     x.zero_grad();
     fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
@@ -89,6 +122,28 @@ void taped(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
+
+#ifdef FUSEGRAD_HAVE_TORCH
+// LibTorch: the same function on a float64 tensor wrapping the data, one node per operation.
+void libtorch(benchmark::State& state) {
+  Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
+  torch::Tensor x = fg::bench::torch_view(data, {data.size()}).requires_grad_(true);
+  const auto step = [&] {
+    x.mutable_grad() = torch::Tensor();
+    torch::Tensor f = (torch::sin(x) * torch::exp(-x * x) + torch::log1p(x * x)).sum();
+    f.backward();
+    return f;
+  };
+  step();
+  fg::bench::check_gradient("B1/libtorch", "dx", fg::bench::values_of(x.grad()), values_of(gradient_by_hand(data)));
+  for (auto _ : state) {
+    torch::Tensor f = step();
+    benchmark::DoNotOptimize(f.item<double>());
+    benchmark::DoNotOptimize(x.grad().data_ptr<double>());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+#endif
 
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {16L, 1024L, 65536L, 1048576L}) b->Arg(n);
@@ -102,5 +157,8 @@ BENCHMARK(fused)->Name("B1/fused")->Apply(sizes);
 BENCHMARK(fused_static16)->Name("B1/fused_static/16");
 BENCHMARK(tape_fused)->Name("B1/tape_fused")->Apply(sizes);
 BENCHMARK(taped)->Name("B1/taped")->Apply(sizes);
+#ifdef FUSEGRAD_HAVE_TORCH
+BENCHMARK(libtorch)->Name("B1/libtorch")->Apply(sizes);
+#endif
 
 BENCHMARK_MAIN();

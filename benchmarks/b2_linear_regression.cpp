@@ -1,9 +1,14 @@
 // b2_linear_regression.cpp -- B2: mean((b + w*x - y)^2), gradient with respect to the scalars b and w.
+#include <array>
+
 #include <benchmark/benchmark.h>
 
 #include <fusegrad/fusegrad.hpp>
 
 #include "bench_common.hpp"
+#ifdef FUSEGRAD_HAVE_TORCH
+#include "torch_peer.hpp"
+#endif
 
 namespace fg = fusegrad;
 
@@ -14,6 +19,12 @@ struct data {
   explicit data(Eigen::Index n)
       : x(fg::bench::uniform(n, 0.0, 1.0)), y(1.0 + 2.0 * x + 0.1 * fg::bench::uniform(n, -1.0, 1.0, 7)) {}
 };
+
+// db and dw, the gradient every variant is checked against before it is timed.
+std::array<double, 2> gradient_by_hand(const data& d, double b, double w) {
+  const Eigen::ArrayXd r = b + w * d.x - d.y;
+  return {2 * r.mean(), 2 * (r * d.x).mean()};
+}
 
 void forward(benchmark::State& state) {
   const data d(state.range(0));
@@ -54,6 +65,12 @@ void fused(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(d.x.size());
   fg::Var<double, fg::Shape<>> b(0.3), w(0.1);
   fg::Const<double, fg::Shape<fg::dyn>, fg::view> x(d.x.data(), {n}), y(d.y.data(), {n});
+  {
+    const auto [value, db, dw] = fg::value_and_grad(fg::mean(fg::square(b + w * x - y)), b, w);
+    const auto want = gradient_by_hand(d, 0.3, 0.1);
+    fg::bench::check_gradient("B2/fused", "db", db, want[0]);
+    fg::bench::check_gradient("B2/fused", "dw", dw, want[1]);
+  }
   for (auto _ : state) {
     const auto loss = fg::mean(fg::square(b + w * x - y));
     auto [value, db, dw] = fg::value_and_grad(loss, b, w);
@@ -72,6 +89,14 @@ void tape(benchmark::State& state) {
   fg::ScalarTensor b(0.3), w(0.1);  // one value each, known at compile time, as the static version's Vars
   b.requires_grad_();
   w.requires_grad_();
+  {
+    fg::Tensor loss =
+        Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y))) : fg::taped(fg::mean(fg::square(b + w * x - y)));
+    loss.backward();
+    const auto want = gradient_by_hand(d, 0.3, 0.1);
+    fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "db", b.grad().item(), want[0]);
+    fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "dw", w.grad().item(), want[1]);
+  }
   for (auto _ : state) {
     b.zero_grad();
     w.zero_grad();
@@ -85,6 +110,34 @@ void tape(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+#ifdef FUSEGRAD_HAVE_TORCH
+// LibTorch: the data wrapped as float64 tensors, b and w scalar leaves.
+void libtorch(benchmark::State& state) {
+  data d(state.range(0));
+  const torch::Tensor x = fg::bench::torch_view(d.x, {d.x.size()}), y = fg::bench::torch_view(d.y, {d.y.size()});
+  torch::Tensor b = torch::tensor(0.3, torch::kFloat64).requires_grad_(true);
+  torch::Tensor w = torch::tensor(0.1, torch::kFloat64).requires_grad_(true);
+  const auto step = [&] {
+    b.mutable_grad() = torch::Tensor();
+    w.mutable_grad() = torch::Tensor();
+    torch::Tensor loss = (b + w * x - y).square().mean();
+    loss.backward();
+    return loss;
+  };
+  step();
+  const auto want = gradient_by_hand(d, 0.3, 0.1);
+  fg::bench::check_gradient("B2/libtorch", "db", b.grad().item<double>(), want[0]);
+  fg::bench::check_gradient("B2/libtorch", "dw", w.grad().item<double>(), want[1]);
+  for (auto _ : state) {
+    torch::Tensor loss = step();
+    benchmark::DoNotOptimize(loss.item<double>());
+    benchmark::DoNotOptimize(b.grad().item<double>());
+    benchmark::DoNotOptimize(w.grad().item<double>());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+#endif
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {80L, 1048576L}) b->Arg(n);
 }
@@ -96,5 +149,8 @@ BENCHMARK(handwritten)->Name("B2/handwritten")->Apply(sizes);
 BENCHMARK(fused)->Name("B2/fused")->Apply(sizes);
 BENCHMARK(tape<true>)->Name("B2/tape_fused")->Apply(sizes);
 BENCHMARK(tape<false>)->Name("B2/taped")->Apply(sizes);
+#ifdef FUSEGRAD_HAVE_TORCH
+BENCHMARK(libtorch)->Name("B2/libtorch")->Apply(sizes);
+#endif
 
 BENCHMARK_MAIN();

@@ -1,4 +1,5 @@
 // b3_normal_logpdf.cpp -- B3: sum(-0.5*((y-mu)/sigma)^2 - log(sigma) - 0.5*log(2*pi)), gradient wrt mu, sigma.
+#include <array>
 #include <numbers>
 
 #include <benchmark/benchmark.h>
@@ -6,12 +7,21 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "bench_common.hpp"
+#ifdef FUSEGRAD_HAVE_TORCH
+#include "torch_peer.hpp"
+#endif
 
 namespace fg = fusegrad;
 
 namespace {
 
 constexpr double two_pi = 2.0 * std::numbers::pi;
+
+// dmu and dsigma, the gradient every variant is checked against before it is timed.
+std::array<double, 2> gradient_by_hand(const Eigen::ArrayXd& y, double mu, double sigma) {
+  const Eigen::ArrayXd z = (y - mu) / sigma;
+  return {z.sum() / sigma, z.square().sum() / sigma - double(y.size()) / sigma};
+}
 
 void forward(benchmark::State& state) {
   const Eigen::ArrayXd y = fg::bench::uniform(state.range(0), -3.0, 3.0);
@@ -51,6 +61,13 @@ void fused(benchmark::State& state) {
   const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -3.0, 3.0);
   fg::Const<double, fg::Shape<fg::dyn>, fg::view> y(data.data(), {static_cast<std::size_t>(data.size())});
   fg::Var<double, fg::Shape<>> mu(0.2), sigma(1.3);
+  {
+    const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
+    const auto [value, dmu, dsigma] = fg::value_and_grad(f, mu, sigma);
+    const auto want = gradient_by_hand(data, 0.2, 1.3);
+    fg::bench::check_gradient("B3/fused", "dmu", dmu, want[0]);
+    fg::bench::check_gradient("B3/fused", "dsigma", dsigma, want[1]);
+  }
   for (auto _ : state) {
     const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
     auto [value, dmu, dsigma] = fg::value_and_grad(f, mu, sigma);
@@ -66,10 +83,19 @@ void fused(benchmark::State& state) {
 // the data is a ConstTensor, as the static version's is a Const, so no VJP is compiled for it.
 template <bool Fused>
 void tape(benchmark::State& state) {
-  const fg::ConstTensor y(fg::Tensor::from(fg::bench::uniform(state.range(0), -3.0, 3.0)));
+  const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -3.0, 3.0);
+  const fg::ConstTensor y(fg::Tensor::from(data));
   fg::ScalarTensor mu(0.2), sigma(1.3);
   mu.requires_grad_();
   sigma.requires_grad_();
+  {
+    const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
+    fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
+    value.backward();
+    const auto want = gradient_by_hand(data, 0.2, 1.3);
+    fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dmu", mu.grad().item(), want[0]);
+    fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dsigma", sigma.grad().item(), want[1]);
+  }
   for (auto _ : state) {
     mu.zero_grad();
     sigma.zero_grad();
@@ -83,6 +109,34 @@ void tape(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+#ifdef FUSEGRAD_HAVE_TORCH
+// LibTorch: the data wrapped as a float64 tensor, mu and sigma scalar leaves.
+void libtorch(benchmark::State& state) {
+  Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -3.0, 3.0);
+  const torch::Tensor y = fg::bench::torch_view(data, {data.size()});
+  torch::Tensor mu = torch::tensor(0.2, torch::kFloat64).requires_grad_(true);
+  torch::Tensor sigma = torch::tensor(1.3, torch::kFloat64).requires_grad_(true);
+  const auto step = [&] {
+    mu.mutable_grad() = torch::Tensor();
+    sigma.mutable_grad() = torch::Tensor();
+    torch::Tensor value = (-0.5 * ((y - mu) / sigma).square() - torch::log(sigma) - 0.5 * std::log(two_pi)).sum();
+    value.backward();
+    return value;
+  };
+  step();
+  const auto want = gradient_by_hand(data, 0.2, 1.3);
+  fg::bench::check_gradient("B3/libtorch", "dmu", mu.grad().item<double>(), want[0]);
+  fg::bench::check_gradient("B3/libtorch", "dsigma", sigma.grad().item<double>(), want[1]);
+  for (auto _ : state) {
+    torch::Tensor value = step();
+    benchmark::DoNotOptimize(value.item<double>());
+    benchmark::DoNotOptimize(mu.grad().item<double>());
+    benchmark::DoNotOptimize(sigma.grad().item<double>());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+#endif
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {100L, 100000L}) b->Arg(n);
 }
@@ -94,5 +148,8 @@ BENCHMARK(handwritten)->Name("B3/handwritten")->Apply(sizes);
 BENCHMARK(fused)->Name("B3/fused")->Apply(sizes);
 BENCHMARK(tape<true>)->Name("B3/tape_fused")->Apply(sizes);
 BENCHMARK(tape<false>)->Name("B3/taped")->Apply(sizes);
+#ifdef FUSEGRAD_HAVE_TORCH
+BENCHMARK(libtorch)->Name("B3/libtorch")->Apply(sizes);
+#endif
 
 BENCHMARK_MAIN();

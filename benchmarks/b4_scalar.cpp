@@ -1,4 +1,5 @@
 // b4_scalar.cpp -- B4: x*y + sin(x)*exp(z) - y/z on scalars, gradient with respect to x, y, z.
+#include <array>
 #include <cmath>
 
 #include <benchmark/benchmark.h>
@@ -6,10 +7,25 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "bench_common.hpp"
+#ifdef FUSEGRAD_HAVE_TORCH
+#include "torch_peer.hpp"
+#endif
 
 namespace fg = fusegrad;
 
 namespace {
+
+// dx, dy, dz at (0.5, 2, 1.5), the gradient every variant is checked against before it is timed.
+std::array<double, 3> gradient_by_hand(double x, double y, double z) {
+  return {y + std::cos(x) * std::exp(z), x - 1.0 / z, std::sin(x) * std::exp(z) + y / (z * z)};
+}
+
+void check(const char* variant, double dx, double dy, double dz) {
+  const auto want = gradient_by_hand(0.5, 2.0, 1.5);
+  fg::bench::check_gradient(variant, "dx", dx, want[0]);
+  fg::bench::check_gradient(variant, "dy", dy, want[1]);
+  fg::bench::check_gradient(variant, "dz", dz, want[2]);
+}
 
 void forward(benchmark::State& state) {
   double x = 0.5, y = 2.0, z = 1.5;
@@ -42,6 +58,10 @@ void handwritten(benchmark::State& state) {
 // references to three vars, free to build, and the compiler then sees which leaf is which var.
 void fused(benchmark::State& state) {
   fg::Var<double, fg::Shape<>> x(0.5), y(2.0), z(1.5);
+  {
+    const auto [value, dx, dy, dz] = fg::value_and_grad(x * y + fg::sin(x) * fg::exp(z) - y / z, x, y, z);
+    check("B4/fused", dx, dy, dz);
+  }
   for (auto _ : state) {
     benchmark::DoNotOptimize(x.data());
     benchmark::DoNotOptimize(y.data());
@@ -62,6 +82,10 @@ void fused(benchmark::State& state) {
 void fused_prebuilt(benchmark::State& state) {
   fg::Var<double, fg::Shape<>> x(0.5), y(2.0), z(1.5);
   const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+  {
+    const auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
+    check("B4/fused_prebuilt", dx, dy, dz);
+  }
   for (auto _ : state) {
     benchmark::DoNotOptimize(x.data());
     benchmark::DoNotOptimize(y.data());
@@ -82,6 +106,12 @@ template <bool Fused>
 void tape(benchmark::State& state) {
   fg::Tensor x = fg::Tensor::scalar(0.5).requires_grad_(), y = fg::Tensor::scalar(2.0).requires_grad_(),
              z = fg::Tensor::scalar(1.5).requires_grad_();
+  {
+    const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+    fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
+    value.backward();
+    check(Fused ? "B4/tape_fused" : "B4/taped", x.grad().item(), y.grad().item(), z.grad().item());
+  }
   for (auto _ : state) {
     x.zero_grad();
     y.zero_grad();
@@ -95,6 +125,28 @@ void tape(benchmark::State& state) {
   state.counters["nodes"] = Fused ? 1 : 7;
 }
 
+#ifdef FUSEGRAD_HAVE_TORCH
+// LibTorch on scalar leaves: seven nodes, as taped records.
+void libtorch(benchmark::State& state) {
+  torch::Tensor x = torch::tensor(0.5, torch::kFloat64).requires_grad_(true);
+  torch::Tensor y = torch::tensor(2.0, torch::kFloat64).requires_grad_(true);
+  torch::Tensor z = torch::tensor(1.5, torch::kFloat64).requires_grad_(true);
+  const auto step = [&] {
+    for (torch::Tensor* t : {&x, &y, &z}) t->mutable_grad() = torch::Tensor();
+    torch::Tensor value = x * y + torch::sin(x) * torch::exp(z) - y / z;
+    value.backward();
+    return value;
+  };
+  step();
+  check("B4/libtorch", x.grad().item<double>(), y.grad().item<double>(), z.grad().item<double>());
+  for (auto _ : state) {
+    torch::Tensor value = step();
+    benchmark::DoNotOptimize(value.item<double>());
+    benchmark::DoNotOptimize(x.grad().item<double>());
+  }
+}
+#endif
+
 }  // namespace
 
 BENCHMARK(forward)->Name("B4/forward/1");
@@ -103,5 +155,8 @@ BENCHMARK(fused)->Name("B4/fused/1");
 BENCHMARK(fused_prebuilt)->Name("B4/fused_prebuilt/1");
 BENCHMARK(tape<true>)->Name("B4/tape_fused/1")->ComputeStatistics("min", fg::bench::fastest);
 BENCHMARK(tape<false>)->Name("B4/taped/1")->ComputeStatistics("min", fg::bench::fastest);
+#ifdef FUSEGRAD_HAVE_TORCH
+BENCHMARK(libtorch)->Name("B4/libtorch/1")->ComputeStatistics("min", fg::bench::fastest);
+#endif
 
 BENCHMARK_MAIN();

@@ -4,6 +4,9 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "bench_common.hpp"
+#ifdef FUSEGRAD_HAVE_TORCH
+#include "torch_peer.hpp"
+#endif
 
 namespace fg = fusegrad;
 
@@ -19,6 +22,31 @@ struct problem {
   Matrix W2 = 0.2 * fg::bench::uniform(64, -1, 1, 5).reshaped<Eigen::RowMajor>(1, 64);
   double b2 = 0.05;
 };
+
+// The gradients every variant is checked against before it is timed: backpropagation by hand.
+struct gradients {
+  Matrix dW1, db1, dW2;
+  double db2 = 0;
+};
+gradients gradients_by_hand(const problem& p) {
+  const Matrix h = ((p.W1 * p.X).colwise() + p.b1.col(0)).array().tanh().matrix();
+  const Matrix dout = (2.0 / 256.0) * ((p.W2 * h).array() + p.b2 - p.Y.array()).matrix();
+  const Matrix dpre = ((p.W2.transpose() * dout).array() * (1.0 - h.array().square())).matrix();
+  return {dpre * p.X.transpose(), dpre.rowwise().sum(), dout * h.transpose(), dout.sum()};
+}
+
+std::span<const double> values_of(const Matrix& m) { return {m.data(), static_cast<std::size_t>(m.size())}; }
+std::span<const double> values_of(const fg::Tensor& t) { return {t.data(), t.numel()}; }
+
+// Checks what a variant computed (row-major values) against gradients_by_hand.
+void check(const char* variant, std::span<const double> dW1, std::span<const double> db1, std::span<const double> dW2,
+           double db2, const problem& p) {
+  const gradients want = gradients_by_hand(p);
+  fg::bench::check_gradient(variant, "dW1", dW1, values_of(want.dW1));
+  fg::bench::check_gradient(variant, "db1", db1, values_of(want.db1));
+  fg::bench::check_gradient(variant, "dW2", dW2, values_of(want.dW2));
+  fg::bench::check_gradient(variant, "db2", db2, want.db2);
+}
 
 void forward(benchmark::State& state) {
   const problem p;
@@ -64,6 +92,12 @@ void fused(benchmark::State& state) {
   fg::Const<double, dyn2> X(p.X), Y(p.Y);
   fg::Var<double, dyn2> W1(p.W1), b1(p.b1), W2(p.W2);
   fg::Var<double, fg::Shape<>> b2(p.b2);
+  {
+    const auto loss = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+    const auto [value, dW1, db1, dW2, db2] = fg::value_and_grad(loss, W1, b1, W2, b2);
+    const Matrix gW1 = dW1, gb1 = db1, gW2 = dW2;  // whatever layout value_and_grad returns, row-major here
+    check("B5/fused", values_of(gW1), values_of(gb1), values_of(gW2), db2, p);
+  }
   for (auto _ : state) {
     const auto loss = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
     auto [value, dW1, db1, dW2, db2] = fg::value_and_grad(loss, W1, b1, W2, b2);
@@ -79,6 +113,13 @@ void tape(benchmark::State& state) {
   const fg::ConstTensor X(fg::Tensor::from(p.X)), Y(fg::Tensor::from(p.Y, {1, 256}));  // data, as Consts are
   fg::Tensor W1 = fg::Tensor::from(p.W1).requires_grad_(), b1 = fg::Tensor::from(p.b1, {64, 1}).requires_grad_(),
              W2 = fg::Tensor::from(p.W2, {1, 64}).requires_grad_(), b2 = fg::Tensor::scalar(p.b2).requires_grad_();
+  {
+    const auto expr = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+    fg::Tensor loss = Fused ? fg::Tensor(expr) : fg::taped(expr);
+    loss.backward();
+    check(Fused ? "B5/tape_fused" : "B5/taped", values_of(W1.grad()), values_of(b1.grad()), values_of(W2.grad()),
+          b2.grad().item(), p);
+  }
   for (auto _ : state) {
     for (fg::Tensor* t : {&W1, &b1, &W2, &b2}) t->zero_grad();
     const auto expr = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
@@ -89,6 +130,31 @@ void tape(benchmark::State& state) {
   }
 }
 
+#ifdef FUSEGRAD_HAVE_TORCH
+// LibTorch: X and Y wrapped as float64 tensors, the parameters leaves.
+void libtorch(benchmark::State& state) {
+  problem p;
+  const torch::Tensor X = fg::bench::torch_view(p.X, {32, 256}), Y = fg::bench::torch_view(p.Y, {1, 256});
+  torch::Tensor W1 = fg::bench::torch_parameter(p.W1, {64, 32}), b1 = fg::bench::torch_parameter(p.b1, {64, 1});
+  torch::Tensor W2 = fg::bench::torch_parameter(p.W2, {1, 64});
+  torch::Tensor b2 = torch::tensor(p.b2, torch::kFloat64).requires_grad_(true);
+  const auto step = [&] {
+    for (torch::Tensor* t : {&W1, &b1, &W2, &b2}) t->mutable_grad() = torch::Tensor();
+    torch::Tensor loss = (W2.mm(torch::tanh(W1.mm(X) + b1)) + b2 - Y).square().mean();
+    loss.backward();
+    return loss;
+  };
+  step();
+  check("B5/libtorch", fg::bench::values_of(W1.grad()), fg::bench::values_of(b1.grad()),
+        fg::bench::values_of(W2.grad()), b2.grad().item<double>(), p);
+  for (auto _ : state) {
+    torch::Tensor loss = step();
+    benchmark::DoNotOptimize(loss.item<double>());
+    benchmark::DoNotOptimize(W1.grad().data_ptr<double>());
+  }
+}
+#endif
+
 }  // namespace
 
 BENCHMARK(forward)->Name("B5/forward/1");
@@ -96,5 +162,8 @@ BENCHMARK(handwritten)->Name("B5/handwritten/1");
 BENCHMARK(fused)->Name("B5/fused/1");
 BENCHMARK(tape<true>)->Name("B5/tape_fused/1");
 BENCHMARK(tape<false>)->Name("B5/taped/1");
+#ifdef FUSEGRAD_HAVE_TORCH
+BENCHMARK(libtorch)->Name("B5/libtorch/1");
+#endif
 
 BENCHMARK_MAIN();

@@ -2,8 +2,13 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -23,6 +28,36 @@ inline Eigen::ArrayXd uniform(Eigen::Index n, double lo, double hi, std::uint32_
 /// shared machine's load only ever adds time, so it bounds what the code itself costs from
 /// above with the least load in it. report.py prints it beside the median.
 inline double fastest(const std::vector<double>& times) { return *std::min_element(times.begin(), times.end()); }
+
+/// Stops the program, naming the variant and the first element that differs, unless `got` and
+/// `want` (the hand-written gradient) agree to `rtol` relative to the largest |want|: a variant
+/// is timed only after it computes the right gradient.
+inline void check_gradient(std::string_view variant, std::string_view what, std::span<const double> got,
+                           std::span<const double> want, double rtol = 1e-9) {
+  double scale = 0;
+  for (const double w : want) scale = std::max(scale, std::abs(w));
+  const double tolerance = rtol * std::max(scale, 1.0);
+  bool same = got.size() == want.size();
+  std::size_t worst = 0;
+  for (std::size_t k = 0; same && k < got.size(); ++k) {
+    if (!(std::abs(got[k] - want[k]) <= tolerance)) {
+      same = false;
+      worst = k;
+    }
+  }
+  if (same) return;
+  std::fprintf(stderr, "%.*s: the gradient %.*s differs from the hand-written one", int(variant.size()), variant.data(),
+               int(what.size()), what.data());
+  if (got.size() != want.size())
+    std::fprintf(stderr, " (%zu values, not %zu)\n", got.size(), want.size());
+  else
+    std::fprintf(stderr, " at element %zu: %.17g, not %.17g\n", worst, got[worst], want[worst]);
+  std::abort();
+}
+inline void check_gradient(std::string_view variant, std::string_view what, double got, double want,
+                           double rtol = 1e-9) {
+  check_gradient(variant, what, std::span<const double>(&got, 1), std::span<const double>(&want, 1), rtol);
+}
 
 /// Bytes per element touched, for Google Benchmark's bytes_per_second counter.
 inline constexpr double bytes_per_double = sizeof(double);

@@ -15,8 +15,9 @@ import statistics
 import sys
 from collections import defaultdict
 
-VARIANTS = ("handwritten", "fused", "tape_fused", "taped")
-RATIOS = (("fused", "handwritten"), ("tape_fused", "fused"), ("taped", "handwritten"))
+VARIANTS = ("handwritten", "fused", "tape_fused", "taped", "libtorch")
+RATIOS = (("fused", "handwritten"), ("tape_fused", "fused"), ("taped", "handwritten"), ("libtorch", "taped"),
+          ("libtorch", "fused"))
 
 
 def read_run(paths, statistic="median"):
@@ -70,8 +71,9 @@ def main(args):
         return statistics.median(values) if values else None
 
     print(f"Medians over {len(runs)} run(s).\n")
-    print("| case | N | hand-written | fused | tape_fused | taped | fused / hand | tape_fused / fused | taped / hand |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| case | N | hand-written | fused | tape_fused | taped | libtorch | fused / hand | tape_fused / fused "
+          "| taped / hand | libtorch / taped | libtorch / fused |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in keys:
         rows = [run[key] for run in runs if key in run]
         time = {v: median_of([r[v] for r in rows if v in r]) for v in VARIANTS}
@@ -79,6 +81,7 @@ def main(args):
         t = lambda v: f"{time[v] / 1e3:.2f} µs" if time[v] is not None else ""
         q = lambda p: f"{ratio[p]:.2f}" if ratio[p] is not None else ""
         print(f"| {key[0]} | {key[1]} | {t('handwritten')} | {t('fused')} | {t('tape_fused')} | {t('taped')} | "
+              f"{t('libtorch') or ('not built' if key[0] in ('B1', 'B2', 'B3', 'B4', 'B5') else '')} | "
               + " | ".join(q(p) for p in RATIOS) + " |")
     # Variants outside the table (B1 fused_static, B4 fused_prebuilt), against hand-written.
     others = sorted({(key, v) for run in runs for key in run for v in run[key] if v not in VARIANTS + ("forward",)})

@@ -30,6 +30,20 @@ template <class T>
 concept Scalar =
     std::floating_point<T> || std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 
+/// A scalar type's name as messages, pictures and saved models print it: "float", "double",
+/// "complex<float>", "complex<double>".
+template <Scalar T>
+constexpr std::string_view scalar_name() {
+  if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else if constexpr (std::is_same_v<T, double>)
+    return "double";
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return "complex<float>";
+  else
+    return "complex<double>";
+}
+
 /// A node of an expression: its scalar type, static shape, kind, and run-time extents.
 template <class E>
 concept Expression = requires(const E& e) {

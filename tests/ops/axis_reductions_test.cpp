@@ -179,7 +179,7 @@ class AxisReductions : public ::testing::Test {
     return x;
   }
 };
-TYPED_TEST_SUITE(AxisReductions, fg::test::AllCases, fg::test::CaseNames);
+TYPED_TEST_SUITE(AxisReductions, fg::test::OpCases, fg::test::CaseNames);
 
 TYPED_TEST(AxisReductions, MaxOverAxes) {
   const auto x = this->distinct();

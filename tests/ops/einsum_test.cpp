@@ -76,6 +76,15 @@ TEST(EinsumErrors, SayWhatIsWrongWithTheSubscripts) {
       {"the axes under \"...\" do not broadcast: 2 in operand 0 and 4 in operand 1"});
 }
 
+// Long subscripts are quoted in part, so that the message always ends in what is wrong.
+TEST(EinsumErrors, LongSubscriptsAreQuotedInPart) {
+  const Tensor m = Tensor::zeros({2, 3});
+  const std::string subscripts = "i" + std::string(900, ' ') + "j1";  // spaces are allowed anywhere
+  const std::string what = expect_error<fg::value_error>(
+      [&] { (void)fg::einsum(subscripts, m); }, {"einsum(\"i  ", "...\"): ", "'1' at index 902 is not a subscript"});
+  EXPECT_LT(what.size(), 200u) << what;
+}
+
 // Labels of extent 1 broadcast (PyTorch's rule), and "..." covers broadcast axes; an explicit
 // output without "..." sums over them (PyTorch; NumPy refuses).
 TEST(EinsumShapes, BroadcastAndEllipsis) {

@@ -27,7 +27,7 @@ class MatmulTranspose : public ::testing::Test {
   typename C::template var<2, 3> a = C::template var_of<2, 3>({1, 2, 3, 4, 5, 6});
   typename C::template var<3, 2> b = C::template var_of<3, 2>({7, 8, 9, 10, 11, 12});
 };
-TYPED_TEST_SUITE(MatmulTranspose, fg::test::AllCases, fg::test::CaseNames);
+TYPED_TEST_SUITE(MatmulTranspose, fg::test::OpCases, fg::test::CaseNames);
 
 // AB = [[58, 64], [139, 154]]. For f = sum(AB): dA = 1 B^T, each row the row sums of B: [15, 19, 23];
 // dB = A^T 1, each row k the column sum of A's column k: [5, 7, 9].

@@ -30,7 +30,7 @@ class Reductions : public ::testing::Test {
   // x = [[1, 2, 3], [4, 5, 6]]: every sum below is a small integer, exact in float.
   typename C::template var<2, 3> x = C::template var_of<2, 3>({1, 2, 3, 4, 5, 6});
 };
-TYPED_TEST_SUITE(Reductions, fg::test::AllCases, fg::test::CaseNames);
+TYPED_TEST_SUITE(Reductions, fg::test::OpCases, fg::test::CaseNames);
 
 // --- by hand, on x = [[1, 2, 3], [4, 5, 6]] ------------------------------------------------------
 

@@ -134,7 +134,7 @@ class SelectionOps : public ::testing::Test {
   // never straddle a step.
   typename C::template var<2, 3> x = C::template var_of<2, 3>({-1.25, 0.5, 1.75, -0.25, 1.0, 0.25});
 };
-TYPED_TEST_SUITE(SelectionOps, fg::test::AllCases, fg::test::CaseNames);
+TYPED_TEST_SUITE(SelectionOps, fg::test::OpCases, fg::test::CaseNames);
 
 TYPED_TEST(SelectionOps, Where) {
   TypeParam::expect_gradcheck([](const auto& v) { return fg::where(v > 0.1, fg::sin(v), v * v); }, this->x);

@@ -48,7 +48,7 @@ class UnaryOps : public ::testing::Test {
     C::expect_gradcheck(op, x);
   }
 };
-TYPED_TEST_SUITE(UnaryOps, fg::test::AllCases, fg::test::CaseNames);
+TYPED_TEST_SUITE(UnaryOps, fg::test::OpCases, fg::test::CaseNames);
 
 TYPED_TEST(UnaryOps, Negate) {
   this->check([](const auto& x) { return -x; }, [](double v) { return -v; }, -3, 3);

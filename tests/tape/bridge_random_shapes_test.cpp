@@ -42,9 +42,10 @@ fg::Indices rotated_along_axis_0(const Extents& e) {
   return fg::Indices(std::move(values), e);
 }
 fg::Indices reversed_along_axis_0(const Extents& e) {
+  const Extents extents{e[0]};  // before the values are moved into the Indices
   std::vector<std::int64_t> values(e[0]);
   for (std::size_t k = 0; k < values.size(); ++k) values[k] = std::int64_t(values.size() - 1 - k);
-  return fg::Indices(std::move(values), Extents{values.size()});
+  return fg::Indices(std::move(values), extents);
 }
 
 struct ShapeBlocks {

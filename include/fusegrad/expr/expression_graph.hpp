@@ -81,18 +81,6 @@ struct expression_graph {
 
 namespace detail {
 
-template <class T>
-constexpr std::string_view scalar_name() {
-  if constexpr (std::is_same_v<T, float>)
-    return "float";
-  else if constexpr (std::is_same_v<T, double>)
-    return "double";
-  else if constexpr (std::is_same_v<T, std::complex<float>>)
-    return "complex<float>";
-  else
-    return "complex<double>";
-}
-
 template <class E>
 constexpr expression_vertex::form written_form() {
   if constexpr (E::kind == node_kind::elementwise && !is_unary_expr_v<E>) {

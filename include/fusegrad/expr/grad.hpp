@@ -56,24 +56,30 @@ struct var_sinks {
   }
 
   // The gradient of var I. The sweep sends a leaf's gradient to the first var it matches,
-  // so a var named twice (value_and_grad(f, x, x)) takes the first naming's gradient.
+  // so a var named twice (value_and_grad(f, x, x)) takes the first naming's gradient. A
+  // gradient is moved out only when no other naming reads it, so the results may be taken in
+  // any order (a constructor's arguments are evaluated in an order the compiler chooses).
   template <std::size_t I>
   auto result() {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
     auto* source = &std::get<I>(grads);
+    bool shared = false;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
-      auto first_naming = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K < I && std::is_same_v<std::tuple_element_t<K, std::tuple<Vars...>>, V>)
-          if (source == &std::get<I>(grads) && std::get<K>(vars) == std::get<I>(vars)) source = &std::get<K>(grads);
+      auto other_naming = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        if constexpr (K != I && std::is_same_v<std::tuple_element_t<K, std::tuple<Vars...>>, V>) {
+          if (std::get<K>(vars) != std::get<I>(vars)) return;
+          shared = true;
+          if (K < I && source == &std::get<I>(grads)) source = &std::get<K>(grads);
+        }
       };
-      (first_naming(std::integral_constant<std::size_t, J>{}), ...);
+      (other_naming(std::integral_constant<std::size_t, J>{}), ...);
     }
     (std::index_sequence_for<Vars...>{});
     using G = std::remove_cvref_t<decltype(*source)>;
     if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>)
       return (*source)[0];
     else
-      return source == &std::get<I>(grads) ? G(std::move(*source)) : G(*source);
+      return shared ? G(*source) : G(std::move(*source));
   }
 };
 
@@ -151,7 +157,8 @@ inline constexpr bool is_variable_v = Variable<V>;
 template <class L>
 using holds_one_value = std::bool_constant<static_size_v<typename L::static_shape> == 1>;
 template <class E>
-inline constexpr bool one_element_graph_v = boost::mp11::mp_all_of<leaf_types_t<E>, holds_one_value>::value;
+inline constexpr bool one_element_graph_v =
+    count_types_if_v<leaf_types_t<E>, holds_one_value> == boost::mp11::mp_size<leaf_types_t<E>>::value;
 
 // value_and_grad's work: inlined into value_and_grad_shared, or into the caller.
 template <class E, class... Vars>

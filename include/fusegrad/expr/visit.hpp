@@ -95,6 +95,18 @@ struct leaf_types_of<E> {
 
 template <class L>
 using takes_grad_t = std::bool_constant<L::takes_grad>;
+
+// How many types of an mp_list satisfy P, counted in a loop: mp_count_if is a fold expression,
+// and clang refuses a fold of more than 256 operands, fewer than a large graph has leaves.
+template <template <class> class P, class... Ts>
+constexpr std::size_t count_types_if(boost::mp11::mp_list<Ts...>) {
+  constexpr bool satisfies[] = {false, bool(P<Ts>::value)...};
+  std::size_t count = 0;
+  for (const bool s : satisfies) count += s;
+  return count;
+}
+template <class List, template <class> class P>
+inline constexpr std::size_t count_types_if_v = count_types_if<P>(List{});
 }  // namespace detail
 
 /// How many leaf occurrences an expression holds (a leaf used twice counts twice); with
@@ -102,7 +114,7 @@ using takes_grad_t = std::bool_constant<L::takes_grad>;
 template <class E, bool OnlyGradLeaves = false>
 constexpr std::size_t leaf_count() {
   if constexpr (OnlyGradLeaves)
-    return boost::mp11::mp_count_if<leaf_types_t<E>, detail::takes_grad_t>::value;
+    return detail::count_types_if_v<leaf_types_t<E>, detail::takes_grad_t>;
   else
     return boost::mp11::mp_size<leaf_types_t<E>>::value;
 }

@@ -45,11 +45,6 @@ inline std::string hexfloat(double v) {
   const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
   return std::string(buffer, written.ptr);
 }
-
-template <std::floating_point T>
-constexpr std::string_view scalar_name() {
-  return std::same_as<T, float> ? "float" : "double";
-}
 }  // namespace detail
 
 /// Writes the model's named parameters (nn::named_parameters) to `path`, exactly (hexadecimal
@@ -66,7 +61,7 @@ void save(const Model& model, const std::filesystem::path& path) {
   out << detail::parameters_header << "\n";
   for (const NamedParameter<T>& p : parameters) {
     const Extents& e = p.tensor.shape();
-    out << p.name << ' ' << detail::scalar_name<T>() << ' ' << e.rank();
+    out << p.name << ' ' << scalar_name<T>() << ' ' << e.rank();
     for (std::size_t a = 0; a < e.rank(); ++a) out << ' ' << e[a];
     out << '\n';
     for (std::size_t i = 0; i < p.tensor.numel(); ++i)
@@ -131,9 +126,9 @@ void load(Model& model, const std::filesystem::path& path) {
   for (const NamedParameter<T>& target : targets) {
     const auto it = stored.find(target.name);
     if (it == stored.end()) throw value_error(where + ": parameter " + target.name + " is not in the file");
-    if (it->second.scalar != detail::scalar_name<T>())
+    if (it->second.scalar != scalar_name<T>())
       throw value_error(where + ": parameter " + target.name + " holds " + it->second.scalar + ", the model " +
-                        std::string(detail::scalar_name<T>()));
+                        std::string(scalar_name<T>()));
     if (!(it->second.extents == target.tensor.shape()))
       throw value_error(where + ": parameter " + target.name + " has shape " + it->second.extents.to_string() +
                         " in the file and " + target.tensor.shape().to_string() + " in the model");

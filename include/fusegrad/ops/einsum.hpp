@@ -67,8 +67,8 @@ struct static_einsum {
   struct failed {
     static constexpr auto message = [] {
       fixed_text<message_length + 1> text{};
-      const std::string m = bind().error;
-      for (std::size_t k = 0; k < message_length; ++k) text.chars[k] = m[k];
+      const message_text m = bind().error;
+      for (std::size_t k = 0; k < message_length; ++k) text.chars[k] = m.view()[k];
       return text;
     }();
     enum : std::size_t { report = sizeof(einsum_error<message>) };
@@ -98,7 +98,7 @@ struct einsum_runtime_text {
   einsum_runtime_text() = default;
   explicit einsum_runtime_text(std::string_view text) : text_(text) {
     einsum_parsed<N> parsed = parse_einsum<N>(text);
-    if (!parsed.error.empty()) throw value_error("fusegrad::" + parsed.error);
+    if (!parsed.error.empty()) throw value_error("fusegrad::" + parsed.error.str());
     subscripts_ = parsed;
   }
   [[nodiscard]] std::string_view text() const { return text_; }
@@ -213,7 +213,7 @@ struct einsum_op : Text {
     }
     detail::einsum_binding<N> b = detail::bind_einsum<N>(this->text(), this->subscripts(),
                                                          std::span<const detail::einsum_operand_shape, N>(shapes));
-    if (!b.error.empty()) throw shape_error("fusegrad::" + b.error);
+    if (!b.error.empty()) throw shape_error("fusegrad::" + b.error.str());
     return b;
   }
   template <class T>

@@ -20,17 +20,17 @@ namespace fusegrad::optim {
 
 /// Adam's and AdamW's settings, PyTorch's names and defaults: AdamOptions and AdamWOptions differ
 /// only in weight_decay's default (0 and 0.01).
-template <double DefaultWeightDecay>
+template <bool Decoupled>
 struct AdamSettings {
   double lr = 1e-3;
   double beta1 = 0.9, beta2 = 0.999;
   double eps = 1e-8;
-  double weight_decay = DefaultWeightDecay;
+  double weight_decay = Decoupled ? 0.01 : 0.0;
   bool amsgrad = false;  // divides by the largest second moment so far
   bool maximize = false;
 };
-using AdamOptions = AdamSettings<0.0>;
-using AdamWOptions = AdamSettings<0.01>;
+using AdamOptions = AdamSettings<false>;
+using AdamWOptions = AdamSettings<true>;
 
 /// PyTorch's Adam (Decoupled = false) and AdamW (true), step for step. With g the gradient
 /// (negated to maximize), and t the parameter's step count:
@@ -42,7 +42,7 @@ using AdamWOptions = AdamSettings<0.01>;
 template <std::floating_point T, bool Decoupled>
 class BasicAdamFamily final : public Optimizer<T> {
  public:
-  using options_type = std::conditional_t<Decoupled, AdamWOptions, AdamOptions>;
+  using options_type = AdamSettings<Decoupled>;
 
   BasicAdamFamily(std::vector<BasicTensor<T>> parameters, const options_type& options = {})
       : Optimizer<T>(std::move(parameters), options.lr, Decoupled ? "AdamW" : "Adam"), options_(options) {

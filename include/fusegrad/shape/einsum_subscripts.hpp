@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <string_view>
 
+#include <fusegrad/detail/message_text.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/shape.hpp>
 
@@ -43,7 +43,7 @@ constexpr int einsum_letter_label(char c) {
 }
 
 // Appends what errors print of a label: its letter, or "..." for a broadcast axis.
-constexpr void append_label(std::string& out, std::size_t label) {
+constexpr void append_label(message_text& out, std::size_t label) {
   if (label < 26)
     out += char('A' + label);
   else if (label < einsum_letters)
@@ -51,11 +51,26 @@ constexpr void append_label(std::string& out, std::size_t label) {
   else
     out += "...";
 }
-constexpr void append_number(std::string& out, std::size_t n) {
+constexpr void append_number(message_text& out, std::size_t n) {
   char digits[20]{};
   int count = 0;
   for (; n != 0 || count == 0; n /= 10) digits[count++] = char('0' + n % 10);
   while (count) out += digits[--count];
+}
+
+// Whether text[at...] starts with `what`; and where `what` first appears in text from `from` on
+// (npos: nowhere). Loops, not string_view's find and compare: g++ 12 rejects those in a constant
+// expression when compiling with -fsanitize=undefined.
+constexpr bool starts_at(std::string_view text, std::size_t at, std::string_view what) {
+  if (at > text.size() || text.size() - at < what.size()) return false;
+  for (std::size_t k = 0; k < what.size(); ++k)
+    if (text[at + k] != what[k]) return false;
+  return true;
+}
+constexpr std::size_t find_text(std::string_view text, std::string_view what, std::size_t from = 0) {
+  for (std::size_t at = from; at < text.size(); ++at)
+    if (starts_at(text, at, what)) return at;
+  return std::string_view::npos;
 }
 
 // One operand's (or the output's) subscripts: its letters in order, and where "..." stands
@@ -76,26 +91,29 @@ struct einsum_subscripts {
 // What parsing gives: the subscripts, or (`error` not empty) what is wrong with them.
 template <std::size_t N>
 struct einsum_parsed : einsum_subscripts<N> {
-  std::string error;
+  message_text error;
 };
 
-// What every einsum error starts with: einsum("ij,jk->ik"):
-constexpr std::string einsum_error_prefix(std::string_view subscripts) {
-  std::string out = "einsum(\"";
-  out += subscripts;
+// What every einsum error starts with: einsum("ij,jk->ik"): ; subscripts longer than 60
+// characters are quoted in part (einsum("ij,jk,kl,...") so that the reason always fits.
+constexpr message_text einsum_error_prefix(std::string_view subscripts) {
+  constexpr std::size_t quoted = 60;
+  message_text out = "einsum(\"";
+  out += subscripts.size() <= quoted ? subscripts : subscripts.substr(0, quoted);
+  if (subscripts.size() > quoted) out += "...";
   out += "\"): ";
   return out;
 }
 
 // Reads one term, text[begin, end): letters, spaces and at most one "...".
-constexpr std::string parse_einsum_term(std::string_view text, std::size_t begin, std::size_t end, einsum_term& term,
-                                        std::string_view whose) {
+constexpr message_text parse_einsum_term(std::string_view text, std::size_t begin, std::size_t end, einsum_term& term,
+                                         std::string_view whose) {
   for (std::size_t i = begin; i < end; ++i) {
     const char c = text[i];
     if (c == ' ') continue;
-    std::string why;
+    message_text why;
     if (c == '.') {
-      if (text.substr(i, 3) != "..." || i + 3 > end) {
+      if (!starts_at(text, i, "...") || i + 3 > end) {
         why = "'.' at index ";
         append_number(why, i);
         return why + " is not part of an ellipsis \"...\"";
@@ -103,7 +121,7 @@ constexpr std::string parse_einsum_term(std::string_view text, std::size_t begin
       if (term.ellipsis >= 0) {
         why = "a second \"...\" at index ";
         append_number(why, i);
-        return why + " in " + std::string(whose) + "; a term has at most one";
+        return why + " in " + whose + "; a term has at most one";
       }
       term.ellipsis = std::ptrdiff_t(term.count);
       i += 2;
@@ -118,7 +136,8 @@ constexpr std::string parse_einsum_term(std::string_view text, std::size_t begin
       return why + " is not a subscript; subscripts are the letters a-z and A-Z, with \"...\", ',' and \"->\"";
     }
     if (term.count == Extents::max_rank) {
-      why = std::string(whose) + " has more than ";
+      why = whose;
+      why += " has more than ";
       append_number(why, Extents::max_rank);
       return why + " subscripts; tensors have rank 8 at most";
     }
@@ -132,18 +151,18 @@ constexpr std::string parse_einsum_term(std::string_view text, std::size_t begin
 template <std::size_t N>
 constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
   einsum_parsed<N> parsed;
-  const auto fail = [&](std::string why) {
-    parsed.error = einsum_error_prefix(text) + why;
+  const auto fail = [&](const message_text& why) {
+    parsed.error = einsum_error_prefix(text) + why.view();
     return parsed;
   };
-  const std::size_t arrow = text.find("->");
-  if (arrow != std::string_view::npos && text.find("->", arrow + 2) != std::string_view::npos)
+  const std::size_t arrow = find_text(text, "->");
+  if (arrow != std::string_view::npos && find_text(text, "->", arrow + 2) != std::string_view::npos)
     return fail("\"->\" appears twice");
   const std::size_t inputs_end = arrow == std::string_view::npos ? text.size() : arrow;
   std::size_t terms = 1;
   for (std::size_t i = 0; i < inputs_end; ++i) terms += text[i] == ',';
   if (terms != N) {
-    std::string why = "the subscripts name ";
+    message_text why = "the subscripts name ";
     append_number(why, terms);
     why += terms == 1 ? " operand and " : " operands and ";
     append_number(why, N);
@@ -153,27 +172,28 @@ constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
   for (std::size_t k = 0; k < N; ++k) {
     std::size_t end = begin;
     while (end < inputs_end && text[end] != ',') ++end;
-    std::string whose = "operand ";
+    message_text whose = "operand ";
     append_number(whose, k);
-    if (std::string why = parse_einsum_term(text, begin, end, parsed.inputs[k], whose); !why.empty()) return fail(why);
+    if (message_text why = parse_einsum_term(text, begin, end, parsed.inputs[k], whose.view()); !why.empty())
+      return fail(why);
     begin = end + 1;
   }
   if (arrow == std::string_view::npos) return parsed;
   parsed.explicit_output = true;
   for (std::size_t i = arrow + 2; i < text.size(); ++i)
     if (text[i] == ',' || text[i] == '-' || text[i] == '>') {
-      std::string why = "'";
+      message_text why = "'";
       why += text[i];
       why += "' at index ";
       append_number(why, i);
       return fail(why + " is in the output, which is one term");
     }
-  if (std::string why = parse_einsum_term(text, arrow + 2, text.size(), parsed.output, "the output"); !why.empty())
+  if (message_text why = parse_einsum_term(text, arrow + 2, text.size(), parsed.output, "the output"); !why.empty())
     return fail(why);
   // Output labels: each from some operand, none twice.
   const einsum_term& out = parsed.output;
   for (std::size_t k = 0; k < out.count; ++k) {
-    std::string why = "output label ";
+    message_text why = "output label ";
     append_label(why, out.letters[k]);
     for (std::size_t j = 0; j < k; ++j)
       if (out.letters[j] == out.letters[k]) return fail(why + " appears twice; each output label names one axis");
@@ -204,15 +224,15 @@ struct einsum_binding {
   bool output_rank_known = true;                    // false when "..." covers an operand of unknown rank
   std::array<std::size_t, einsum_labels> extent{};  // of each label used; 1 for a label of no operand
   std::uint64_t used = 0;                           // the labels some operand has, as bits
-  std::string error;
+  message_text error;
 };
 
 template <std::size_t N>
 constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subscripts<N>& parsed,
                                         std::span<const einsum_operand_shape, N> shapes) {
   einsum_binding<N> bound;
-  const auto fail = [&](std::string why) {
-    bound.error = einsum_error_prefix(text) + why;
+  const auto fail = [&](const message_text& why) {
+    bound.error = einsum_error_prefix(text) + why.view();
     return bound;
   };
   bound.extent.fill(1);
@@ -228,7 +248,7 @@ constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subs
     }
     const std::size_t rank = shapes[k].rank;
     if (term.ellipsis < 0 ? rank != term.count : rank < term.count) {
-      std::string why = "operand ";
+      message_text why = "operand ";
       append_number(why, k);
       why += " has rank ";
       append_number(why, rank);
@@ -272,7 +292,7 @@ constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subs
         if (bound.axis_labels[k][before] == label) {
           const std::size_t other = shapes[k].extents[before];
           if (e != dyn && other != dyn && e != other) {
-            std::string why = "label ";
+            message_text why = "label ";
             append_label(why, label);
             why += " is ";
             append_number(why, other);
@@ -295,7 +315,7 @@ constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subs
         continue;
       }
       if (e != 1 && e != bound.extent[label]) {
-        std::string why;
+        message_text why;
         if (label >= einsum_letters) {
           why = "the axes under \"...\" do not broadcast: ";
         } else {

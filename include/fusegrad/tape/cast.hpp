@@ -23,10 +23,6 @@
 namespace fusegrad {
 
 namespace detail {
-template <class T>
-constexpr const char* real_scalar_name() {
-  return std::same_as<T, float> ? "float" : "double";
-}
 
 // The recorded cast of a tensor of scalar type From into one of type To (PyTorch's
 // ToCopyBackward). Its input lives in a graph of another type, which a node<To> cannot
@@ -42,7 +38,7 @@ class cast_node final : public node<To> {
 
   [[nodiscard]] std::string name() const override { return "ToCopyBackward"; }
   [[nodiscard]] std::string expression() const override {
-    return std::string("to<") + real_scalar_name<To>() + ">(tensor of " + real_scalar_name<From>() + ")";
+    return concat("to<", scalar_name<To>(), ">(tensor of ", scalar_name<From>(), ")");
   }
   [[nodiscard]] std::string_view non_analytic_op() const noexcept override { return {}; }
   // The value is written at recording, never deferred.

@@ -53,7 +53,7 @@ class fused_node final : public node<typename E::value_type> {
   template <class L>
   using is_tensor_leaf = std::bool_constant<is_tensor_v<L>>;
   // Tensor leaf occurrences (numbers in the expression are not tensors: they need no entry).
-  static constexpr std::size_t capacity = boost::mp11::mp_count_if<leaf_types_t<E>, is_tensor_leaf>::value;
+  static constexpr std::size_t capacity = detail::count_types_if_v<leaf_types_t<E>, is_tensor_leaf>;
   static constexpr std::size_t grad_capacity = leaf_count<E, true>();  // ConstTensors never need an edge
 
  public:
@@ -104,7 +104,7 @@ class fused_node final : public node<typename E::value_type> {
 
   void add_expression(expression_graph& out) const override {
     if (this->released) return;
-    const auto label = [this](const auto& leaf) { return leaf_name(leaf); };
+    const auto label = [this](const auto& leaf) { return this->leaf_name(leaf); };
     detail::add_vertices(expr_, label, out);
   }
 

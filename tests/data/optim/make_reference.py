@@ -63,6 +63,11 @@ def run(make_optimiser, make_schedule):
     return torch.stack(ps), torch.stack(qs), lrs
 
 
+def rows(t):
+    """A matrix's rows, each in its own braces."""
+    return ", ".join("{" + numbers(row) + "}" for row in t)
+
+
 body = [
     f"inline constexpr double p0[6] = {{{numbers(torch.tensor(P0))}}};",
     f"inline constexpr double q0[3] = {{{numbers(torch.tensor(Q0))}}};",
@@ -71,8 +76,8 @@ body = [
 ]
 for name, make_optimiser, make_schedule in CASES:
     ps, qs, lrs = run(make_optimiser, make_schedule)
-    body.append(f"inline constexpr double {name}_p[{STEPS}][6] = {{{numbers(ps)}}};")
-    body.append(f"inline constexpr double {name}_q[{STEPS}][3] = {{{numbers(qs)}}};")
+    body.append(f"inline constexpr double {name}_p[{STEPS}][6] = {{{rows(ps)}}};")
+    body.append(f"inline constexpr double {name}_q[{STEPS}][3] = {{{rows(qs)}}};")
     if lrs:
         body.append(f"inline constexpr double {name}_lr[{STEPS}] = {{{', '.join(repr(v) for v in lrs)}}};")
     body.append("")

@@ -1,0 +1,37 @@
+// torch_peer.hpp -- LibTorch as the benchmarks' peer (compiled when CMake finds Torch: FUSEGRAD_HAVE_TORCH).
+// The variants `libtorch` compute the same function and gradients as the others: float64, data wrapped without
+// copies, parameters as leaf tensors whose gradients are reset to none on every call, one thread.
+#pragma once
+
+#include <span>
+
+#include <torch/torch.h>
+#include <Eigen/Core>
+
+namespace fusegrad::bench {
+
+/// An Eigen array's (or a row-major matrix's) values as a float64 tensor of `sizes`, sharing its memory.
+template <class Dense>
+torch::Tensor torch_view(Dense& values, std::vector<std::int64_t> sizes) {
+  return torch::from_blob(values.data(), sizes, torch::TensorOptions().dtype(torch::kFloat64));
+}
+
+/// A leaf parameter: a float64 tensor that owns a copy of `values` and requires its gradient.
+template <class Dense>
+torch::Tensor torch_parameter(const Dense& values, std::vector<std::int64_t> sizes) {
+  auto copy = values.eval();
+  return torch_view(copy, std::move(sizes)).clone().requires_grad_(true);
+}
+
+/// A tensor's values, for check_gradient (contiguous float64).
+inline std::span<const double> values_of(const torch::Tensor& t) {
+  return {t.data_ptr<double>(), static_cast<std::size_t>(t.numel())};
+}
+
+/// LibTorch runs on one thread, as every other variant does.
+inline const bool torch_single_threaded = [] {
+  torch::set_num_threads(1);
+  return true;
+}();
+
+}  // namespace fusegrad::bench
