@@ -126,6 +126,7 @@ void taped(benchmark::State& state) {
 #ifdef FUSEGRAD_HAVE_TORCH
 // LibTorch: the same function on a float64 tensor wrapping the data, one node per operation.
 void libtorch(benchmark::State& state) {
+  fg::bench::torch_single_thread();
   Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
   torch::Tensor x = fg::bench::torch_view(data, {data.size()}).requires_grad_(true);
   const auto step = [&] {

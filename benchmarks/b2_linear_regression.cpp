@@ -113,6 +113,7 @@ void tape(benchmark::State& state) {
 #ifdef FUSEGRAD_HAVE_TORCH
 // LibTorch: the data wrapped as float64 tensors, b and w scalar leaves.
 void libtorch(benchmark::State& state) {
+  fg::bench::torch_single_thread();
   data d(state.range(0));
   const torch::Tensor x = fg::bench::torch_view(d.x, {d.x.size()}), y = fg::bench::torch_view(d.y, {d.y.size()});
   torch::Tensor b = torch::tensor(0.3, torch::kFloat64).requires_grad_(true);

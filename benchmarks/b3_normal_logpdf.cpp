@@ -112,6 +112,7 @@ void tape(benchmark::State& state) {
 #ifdef FUSEGRAD_HAVE_TORCH
 // LibTorch: the data wrapped as a float64 tensor, mu and sigma scalar leaves.
 void libtorch(benchmark::State& state) {
+  fg::bench::torch_single_thread();
   Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -3.0, 3.0);
   const torch::Tensor y = fg::bench::torch_view(data, {data.size()});
   torch::Tensor mu = torch::tensor(0.2, torch::kFloat64).requires_grad_(true);

@@ -128,6 +128,7 @@ void tape(benchmark::State& state) {
 #ifdef FUSEGRAD_HAVE_TORCH
 // LibTorch on scalar leaves: seven nodes, as taped records.
 void libtorch(benchmark::State& state) {
+  fg::bench::torch_single_thread();
   torch::Tensor x = torch::tensor(0.5, torch::kFloat64).requires_grad_(true);
   torch::Tensor y = torch::tensor(2.0, torch::kFloat64).requires_grad_(true);
   torch::Tensor z = torch::tensor(1.5, torch::kFloat64).requires_grad_(true);

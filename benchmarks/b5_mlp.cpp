@@ -133,6 +133,7 @@ void tape(benchmark::State& state) {
 #ifdef FUSEGRAD_HAVE_TORCH
 // LibTorch: X and Y wrapped as float64 tensors, the parameters leaves.
 void libtorch(benchmark::State& state) {
+  fg::bench::torch_single_thread();
   problem p;
   const torch::Tensor X = fg::bench::torch_view(p.X, {32, 256}), Y = fg::bench::torch_view(p.Y, {1, 256});
   torch::Tensor W1 = fg::bench::torch_parameter(p.W1, {64, 32}), b1 = fg::bench::torch_parameter(p.b1, {64, 1});

@@ -28,10 +28,7 @@ inline std::span<const double> values_of(const torch::Tensor& t) {
   return {t.data_ptr<double>(), static_cast<std::size_t>(t.numel())};
 }
 
-/// LibTorch runs on one thread, as every other variant does.
-inline const bool torch_single_threaded = [] {
-  torch::set_num_threads(1);
-  return true;
-}();
+/// LibTorch on one thread, as every other variant runs: each libtorch variant calls it first.
+inline void torch_single_thread() { torch::set_num_threads(1); }
 
 }  // namespace fusegrad::bench
