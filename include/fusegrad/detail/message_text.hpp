@@ -22,12 +22,10 @@ class message_text {
   constexpr message_text(const char* text) : message_text(std::string_view(text)) {}  // NOLINT: likewise
 
   constexpr message_text& operator+=(char c) {
-    if (size_ < capacity) {
+    if (size_ < capacity)
       chars_[size_++] = c;
-    } else if (!truncated_) {
-      truncated_ = true;
+    else  // full: the last three characters become "..."
       for (std::size_t k = capacity - 3; k < capacity; ++k) chars_[k] = '.';
-    }
     return *this;
   }
   constexpr message_text& operator+=(std::string_view text) {
@@ -44,7 +42,6 @@ class message_text {
  private:
   std::array<char, capacity> chars_{};
   std::size_t size_ = 0;
-  bool truncated_ = false;
 };
 
 }  // namespace fusegrad::detail

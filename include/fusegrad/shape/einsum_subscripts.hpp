@@ -99,7 +99,7 @@ struct einsum_parsed : einsum_subscripts<N> {
 constexpr message_text einsum_error_prefix(std::string_view subscripts) {
   constexpr std::size_t quoted = 60;
   message_text out = "einsum(\"";
-  out += subscripts.size() <= quoted ? subscripts : subscripts.substr(0, quoted);
+  out += subscripts.substr(0, quoted);
   if (subscripts.size() > quoted) out += "...";
   out += "\"): ";
   return out;
