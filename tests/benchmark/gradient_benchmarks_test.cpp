@@ -1,0 +1,137 @@
+// benchmark/gradient_benchmarks_test.cpp -- fusegrad/benchmark.hpp: what register_gradient_benchmarks registers,
+// the gradients it refuses, and the summary run_gradient_benchmarks prints.
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/benchmark.hpp>
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+namespace {
+
+// f(x, w) = sum(x * w * w) + sum(w): df/dw = 2 x w + 1, df/dx = w^2; x is data here.
+const auto weighted = [](const auto& x, const auto& w) { return fg::sum(x * w * w) + fg::sum(w); };
+
+// The same by hand; `error_at` >= 0 adds 1 to that element of the gradient.
+auto weighted_by_hand(int error_at = -1, double value_offset = 0) {
+  return [=](const auto& x, const auto& w, auto& dw) {
+    dw = 2 * x * w + 1;
+    if (error_at >= 0) dw(error_at) += 1;
+    return (x * w * w).sum() + w.sum() + value_offset;
+  };
+}
+
+// Collects the names of the runs it is shown, printing nothing.
+class NameCollector : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) names.insert(run.benchmark_name());
+  }
+  std::set<std::string> names;
+};
+
+fg::Const<double, fg::Shape<fg::dyn>> data() { return fg::Const<double, fg::Shape<fg::dyn>>({3}, {1.0, 2.0, 3.0}); }
+fg::Var<double, fg::Shape<fg::dyn>> weights() { return fg::Var<double, fg::Shape<fg::dyn>>({3}, {0.5, -1.0, 2.0}); }
+
+TEST(GradientBenchmarks, RegistersEveryVariantUnderItsName) {
+  fg::register_gradient_benchmarks("registers", weighted, data(), weights())
+      .handwritten(weighted_by_hand())
+      .apply([](auto* b) { b->Iterations(2); });
+  NameCollector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector, "^registers/");
+  EXPECT_EQ(collector.names,
+            (std::set<std::string>{"registers/fused/3/iterations:2", "registers/tape_fused/3/iterations:2",
+                                   "registers/taped/3/iterations:2", "registers/handwritten/3/iterations:2"}));
+}
+
+TEST(GradientBenchmarks, NamesTheLargestInputsElementCount) {
+  const fg::Var<double, fg::Shape<2, 4>> m(Eigen::MatrixXd::Constant(2, 4, 0.5));
+  const fg::Var<double, fg::Shape<>> s(3.0);
+  fg::register_gradient_benchmarks(
+      "largest", [](const auto& a, const auto& b) { return fg::sum(a * b); }, m, s)
+      .apply([](auto* b) { b->Iterations(1); });
+  NameCollector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector, "^largest/");
+  EXPECT_TRUE(collector.names.count("largest/taped/8/iterations:1")) << ::testing::PrintToString(collector.names);
+}
+
+TEST(GradientBenchmarks, RefusesAWrongHandWrittenGradientNamingInputAndElement) {
+  auto benchmarks = fg::register_gradient_benchmarks("refuses_gradient", weighted, data(), weights());
+  try {
+    benchmarks.handwritten(weighted_by_hand(2));
+    FAIL() << "a gradient off by 1 at element 2 was accepted";
+  } catch (const fg::value_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("\"refuses_gradient\""), std::string::npos) << message;
+    EXPECT_NE(message.find("hand-written gradient of input 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("at element 2: 14.000000 against 13.000000"), std::string::npos) << message;
+  }
+  NameCollector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector, "^refuses_gradient/handwritten");
+  EXPECT_TRUE(collector.names.empty()) << "the refused variant was registered";
+}
+
+TEST(GradientBenchmarks, RefusesAHandWrittenFunctionWithAnotherValue) {
+  // f = 1*0.25 + 2*1 + 3*4 + (0.5 - 1 + 2) = 15.75
+  auto benchmarks = fg::register_gradient_benchmarks("refuses_value", weighted, data(), weights());
+  try {
+    benchmarks.handwritten(weighted_by_hand(-1, 0.5));
+    FAIL() << "a value off by 0.5 was accepted";
+  } catch (const fg::value_error& e) {
+    EXPECT_NE(std::string(e.what()).find("returned 16.250000, fusegrad computes 15.750000"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GradientBenchmarks, LeavesTheCallersInputsAsTheyWere) {
+  const fg::Var<double, fg::Shape<fg::dyn>> w = weights();
+  fg::register_gradient_benchmarks("copies", weighted, data(), w).apply([](auto* b) { b->Iterations(3); });
+  NameCollector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector, "^copies/");
+  EXPECT_EQ(collector.names.size(), 3u);
+  EXPECT_EQ(w.data()[0], 0.5);
+  EXPECT_EQ(w.data()[1], -1.0);
+  EXPECT_EQ(w.data()[2], 2.0);
+}
+
+TEST(GradientBenchmarks, FloatInputsAndSeveralVars) {
+  // g(a, b) = sum(a * b) / 2 + sum(exp(a)): dg/da = b / 2 + exp(a), dg/db = a / 2.
+  const fg::Var<float, fg::Shape<4>> a{0.1f, 0.2f, 0.3f, 0.4f};
+  const fg::Var<float, fg::Shape<4>> b{1.0f, 2.0f, 3.0f, 4.0f};
+  const auto g = [](const auto& a, const auto& b) { return fg::sum(a * b) / 2.0f + fg::sum(fg::exp(a)); };
+  const auto g_by_hand = [](const auto& a, const auto& b, auto& da, auto& db) {
+    da = b / 2 + a.exp();
+    db = a / 2;
+    return (a * b).sum() / 2 + a.exp().sum();
+  };
+  EXPECT_NO_THROW(fg::register_gradient_benchmarks("float", g, a, b).handwritten(g_by_hand));
+  const auto swapped = [](const auto& a, const auto& b, auto& da, auto& db) {
+    da = a / 2;  // the two gradients exchanged
+    db = b / 2 + a.exp();
+    return (a * b).sum() / 2 + a.exp().sum();
+  };
+  EXPECT_THROW(fg::register_gradient_benchmarks("float_swapped", g, a, b).handwritten(swapped), fg::value_error);
+}
+
+TEST(GradientBenchmarks, PrintsEachVariantsTimeAndRatio) {
+  fg::register_gradient_benchmarks("summary", weighted, data(), weights())
+      .handwritten(weighted_by_hand())
+      .apply([](auto* b) { b->Iterations(2); });
+  char program[] = "gradient_benchmarks_test";
+  char filter[] = "--benchmark_filter=^summary/";
+  char* argv[] = {program, filter, nullptr};
+  ::testing::internal::CaptureStdout();
+  const int status = fg::run_gradient_benchmarks(2, argv);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(out.find("summary/N=3: fused "), std::string::npos) << out;
+  for (const char* part : {"x fused), taped ", "(fused / hand-written "})
+    EXPECT_NE(out.find(part), std::string::npos) << part << " in\n" << out;
+}
+
+}  // namespace
