@@ -3,6 +3,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "allocation_counter.hpp"
 #include "bench_common.hpp"
 #ifdef FUSEGRAD_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -37,6 +38,15 @@ void forward(benchmark::State& state) {
 void handwritten(benchmark::State& state) {
   const Eigen::ArrayXd x = fg::bench::uniform(state.range(0), -2.0, 2.0);
   Eigen::ArrayXd dx(x.size()), e(x.size()), s(x.size());
+  fg::bench::record_allocations(state, [&] {
+    e = (-x.square()).exp();
+    s = x.sin();
+    double value = (s * e + x.square().log1p()).sum();
+    dx = x.cos() * e - 2.0 * x * s * e + 2.0 * x / (1.0 + x.square());
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::ClobberMemory();
+  });
   for (auto _ : state) {
     e = (-x.square()).exp();
     s = x.sin();
@@ -57,6 +67,13 @@ void fused(benchmark::State& state) {
     const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
     fg::bench::check_gradient("B1/fused", "dx", values_of(dx), values_of(gradient_by_hand(data)));
   }
+  fg::bench::record_allocations(state, [&] {
+    const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    auto [value, dx] = fg::value_and_grad(f, x);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::ClobberMemory();
+  });
   for (auto _ : state) {
     const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
     auto [value, dx] = fg::value_and_grad(f, x);
@@ -75,6 +92,13 @@ void fused_static16(benchmark::State& state) {
     const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
     fg::bench::check_gradient("B1/fused_static", "dx", values_of(dx), values_of(gradient_by_hand(data)));
   }
+  fg::bench::record_allocations(state, [&] {
+    const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    auto [value, dx] = fg::value_and_grad(f, x);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::ClobberMemory();
+  });
   for (auto _ : state) {
     const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
     auto [value, dx] = fg::value_and_grad(f, x);
@@ -94,6 +118,13 @@ void tape_fused(benchmark::State& state) {
     f.backward();
     fg::bench::check_gradient("B1/tape_fused", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
   }
+  fg::bench::record_allocations(state, [&] {
+    x.zero_grad();
+    fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
+    f.backward();
+    benchmark::DoNotOptimize(f.item());
+    benchmark::DoNotOptimize(x.grad().data());
+  });
   for (auto _ : state) {
     x.zero_grad();
     fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
@@ -113,6 +144,13 @@ void taped(benchmark::State& state) {
     f.backward();
     fg::bench::check_gradient("B1/taped", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
   }
+  fg::bench::record_allocations(state, [&] {
+    x.zero_grad();
+    fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
+    f.backward();
+    benchmark::DoNotOptimize(f.item());
+    benchmark::DoNotOptimize(x.grad().data());
+  });
   for (auto _ : state) {
     x.zero_grad();
     fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
@@ -130,13 +168,14 @@ void libtorch(benchmark::State& state) {
   Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
   torch::Tensor x = fg::bench::torch_view(data, {data.size()}).requires_grad_(true);
   const auto step = [&] {
-    x.mutable_grad() = torch::Tensor();
+    fg::bench::set_grads_to_none(x);
     torch::Tensor f = (torch::sin(x) * torch::exp(-x * x) + torch::log1p(x * x)).sum();
     f.backward();
     return f;
   };
   step();
   fg::bench::check_gradient("B1/libtorch", "dx", fg::bench::values_of(x.grad()), values_of(gradient_by_hand(data)));
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor f = step();
     benchmark::DoNotOptimize(f.item<double>());

@@ -5,6 +5,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "allocation_counter.hpp"
 #include "bench_common.hpp"
 #ifdef FUSEGRAD_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -43,6 +44,20 @@ void handwritten(benchmark::State& state) {
   const data d(state.range(0));
   const double b = 0.3, w = 0.1;
   const auto n = d.x.size();
+  fg::bench::record_allocations(state, [&] {
+    double sr = 0, srx = 0, srr = 0;
+#pragma omp simd reduction(+ : sr, srx, srr)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double r = b + w * d.x[i] - d.y[i];
+      sr += r;
+      srx += r * d.x[i];
+      srr += r * r;
+    }
+    const double loss = srr / double(n), db = 2 * sr / double(n), dw = 2 * srx / double(n);
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(db);
+    benchmark::DoNotOptimize(dw);
+  });
   for (auto _ : state) {
     double sr = 0, srx = 0, srr = 0;
 #pragma omp simd reduction(+ : sr, srx, srr)
@@ -71,6 +86,13 @@ void fused(benchmark::State& state) {
     fg::bench::check_gradient("B2/fused", "db", db, want[0]);
     fg::bench::check_gradient("B2/fused", "dw", dw, want[1]);
   }
+  fg::bench::record_allocations(state, [&] {
+    const auto loss = fg::mean(fg::square(b + w * x - y));
+    auto [value, db, dw] = fg::value_and_grad(loss, b, w);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(db);
+    benchmark::DoNotOptimize(dw);
+  });
   for (auto _ : state) {
     const auto loss = fg::mean(fg::square(b + w * x - y));
     auto [value, db, dw] = fg::value_and_grad(loss, b, w);
@@ -97,6 +119,16 @@ void tape(benchmark::State& state) {
     fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "db", b.grad().item(), want[0]);
     fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "dw", w.grad().item(), want[1]);
   }
+  fg::bench::record_allocations(state, [&] {
+    b.zero_grad();
+    w.zero_grad();
+    fg::Tensor loss =
+        Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y))) : fg::taped(fg::mean(fg::square(b + w * x - y)));
+    loss.backward();
+    benchmark::DoNotOptimize(loss.item());
+    benchmark::DoNotOptimize(b.grad().item());
+    benchmark::DoNotOptimize(w.grad().item());
+  });
   for (auto _ : state) {
     b.zero_grad();
     w.zero_grad();
@@ -119,8 +151,7 @@ void libtorch(benchmark::State& state) {
   torch::Tensor b = torch::tensor(0.3, torch::kFloat64).requires_grad_(true);
   torch::Tensor w = torch::tensor(0.1, torch::kFloat64).requires_grad_(true);
   const auto step = [&] {
-    b.mutable_grad() = torch::Tensor();
-    w.mutable_grad() = torch::Tensor();
+    fg::bench::set_grads_to_none(b, w);
     torch::Tensor loss = (b + w * x - y).square().mean();
     loss.backward();
     return loss;
@@ -129,6 +160,7 @@ void libtorch(benchmark::State& state) {
   const auto want = gradient_by_hand(d, 0.3, 0.1);
   fg::bench::check_gradient("B2/libtorch", "db", b.grad().item<double>(), want[0]);
   fg::bench::check_gradient("B2/libtorch", "dw", w.grad().item<double>(), want[1]);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor loss = step();
     benchmark::DoNotOptimize(loss.item<double>());

@@ -6,6 +6,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "allocation_counter.hpp"
 #include "bench_common.hpp"
 #ifdef FUSEGRAD_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -39,6 +40,21 @@ void handwritten(benchmark::State& state) {
   const Eigen::ArrayXd y = fg::bench::uniform(state.range(0), -3.0, 3.0);
   const double mu = 0.2, sigma = 1.3;
   const auto n = double(y.size());
+  fg::bench::record_allocations(state, [&] {
+    double sz = 0, szz = 0;
+    const double inv = 1.0 / sigma;
+#pragma omp simd reduction(+ : sz, szz)
+    for (Eigen::Index i = 0; i < y.size(); ++i) {
+      const double z = (y[i] - mu) * inv;
+      sz += z;
+      szz += z * z;
+    }
+    const double value = -0.5 * szz - n * std::log(sigma) - 0.5 * n * std::log(two_pi);
+    const double dmu = sz * inv, dsigma = szz * inv - n * inv;
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dmu);
+    benchmark::DoNotOptimize(dsigma);
+  });
   for (auto _ : state) {
     double sz = 0, szz = 0;
     const double inv = 1.0 / sigma;
@@ -68,6 +84,13 @@ void fused(benchmark::State& state) {
     fg::bench::check_gradient("B3/fused", "dmu", dmu, want[0]);
     fg::bench::check_gradient("B3/fused", "dsigma", dsigma, want[1]);
   }
+  fg::bench::record_allocations(state, [&] {
+    const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
+    auto [value, dmu, dsigma] = fg::value_and_grad(f, mu, sigma);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dmu);
+    benchmark::DoNotOptimize(dsigma);
+  });
   for (auto _ : state) {
     const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
     auto [value, dmu, dsigma] = fg::value_and_grad(f, mu, sigma);
@@ -96,6 +119,16 @@ void tape(benchmark::State& state) {
     fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dmu", mu.grad().item(), want[0]);
     fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dsigma", sigma.grad().item(), want[1]);
   }
+  fg::bench::record_allocations(state, [&] {
+    mu.zero_grad();
+    sigma.zero_grad();
+    const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
+    fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
+    value.backward();
+    benchmark::DoNotOptimize(value.item());
+    benchmark::DoNotOptimize(mu.grad().item());
+    benchmark::DoNotOptimize(sigma.grad().item());
+  });
   for (auto _ : state) {
     mu.zero_grad();
     sigma.zero_grad();
@@ -118,8 +151,7 @@ void libtorch(benchmark::State& state) {
   torch::Tensor mu = torch::tensor(0.2, torch::kFloat64).requires_grad_(true);
   torch::Tensor sigma = torch::tensor(1.3, torch::kFloat64).requires_grad_(true);
   const auto step = [&] {
-    mu.mutable_grad() = torch::Tensor();
-    sigma.mutable_grad() = torch::Tensor();
+    fg::bench::set_grads_to_none(mu, sigma);
     torch::Tensor value = (-0.5 * ((y - mu) / sigma).square() - torch::log(sigma) - 0.5 * std::log(two_pi)).sum();
     value.backward();
     return value;
@@ -128,6 +160,7 @@ void libtorch(benchmark::State& state) {
   const auto want = gradient_by_hand(data, 0.2, 1.3);
   fg::bench::check_gradient("B3/libtorch", "dmu", mu.grad().item<double>(), want[0]);
   fg::bench::check_gradient("B3/libtorch", "dsigma", sigma.grad().item<double>(), want[1]);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();
     benchmark::DoNotOptimize(value.item<double>());

@@ -6,6 +6,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "allocation_counter.hpp"
 #include "bench_common.hpp"
 #ifdef FUSEGRAD_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -40,6 +41,18 @@ void forward(benchmark::State& state) {
 
 void handwritten(benchmark::State& state) {
   double x = 0.5, y = 2.0, z = 1.5;
+  fg::bench::record_allocations(state, [&] {
+    benchmark::DoNotOptimize(x);
+    benchmark::DoNotOptimize(y);
+    benchmark::DoNotOptimize(z);
+    const double s = std::sin(x), e = std::exp(z);
+    const double value = x * y + s * e - y / z;
+    const double dx = y + std::cos(x) * e, dy = x - 1.0 / z, dz = s * e + y / (z * z);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx);
+    benchmark::DoNotOptimize(dy);
+    benchmark::DoNotOptimize(dz);
+  });
   for (auto _ : state) {
     benchmark::DoNotOptimize(x);
     benchmark::DoNotOptimize(y);
@@ -62,6 +75,17 @@ void fused(benchmark::State& state) {
     const auto [value, dx, dy, dz] = fg::value_and_grad(x * y + fg::sin(x) * fg::exp(z) - y / z, x, y, z);
     check("B4/fused", dx, dy, dz);
   }
+  fg::bench::record_allocations(state, [&] {
+    benchmark::DoNotOptimize(x.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(z.data());
+    const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+    auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx);
+    benchmark::DoNotOptimize(dy);
+    benchmark::DoNotOptimize(dz);
+  });
   for (auto _ : state) {
     benchmark::DoNotOptimize(x.data());
     benchmark::DoNotOptimize(y.data());
@@ -86,6 +110,17 @@ void fused_prebuilt(benchmark::State& state) {
     const auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
     check("B4/fused_prebuilt", dx, dy, dz);
   }
+  fg::bench::record_allocations(state, [&] {
+    benchmark::DoNotOptimize(x.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(z.data());
+    benchmark::DoNotOptimize(f);
+    auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dx);
+    benchmark::DoNotOptimize(dy);
+    benchmark::DoNotOptimize(dz);
+  });
   for (auto _ : state) {
     benchmark::DoNotOptimize(x.data());
     benchmark::DoNotOptimize(y.data());
@@ -112,6 +147,16 @@ void tape(benchmark::State& state) {
     value.backward();
     check(Fused ? "B4/tape_fused" : "B4/taped", x.grad().item(), y.grad().item(), z.grad().item());
   }
+  fg::bench::record_allocations(state, [&] {
+    x.zero_grad();
+    y.zero_grad();
+    z.zero_grad();
+    const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+    fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
+    value.backward();
+    benchmark::DoNotOptimize(value.item());
+    benchmark::DoNotOptimize(x.grad().item());
+  });
   for (auto _ : state) {
     x.zero_grad();
     y.zero_grad();
@@ -133,13 +178,14 @@ void libtorch(benchmark::State& state) {
   torch::Tensor y = torch::tensor(2.0, torch::kFloat64).requires_grad_(true);
   torch::Tensor z = torch::tensor(1.5, torch::kFloat64).requires_grad_(true);
   const auto step = [&] {
-    for (torch::Tensor* t : {&x, &y, &z}) t->mutable_grad() = torch::Tensor();
+    fg::bench::set_grads_to_none(x, y, z);
     torch::Tensor value = x * y + torch::sin(x) * torch::exp(z) - y / z;
     value.backward();
     return value;
   };
   step();
   check("B4/libtorch", x.grad().item<double>(), y.grad().item<double>(), z.grad().item<double>());
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();
     benchmark::DoNotOptimize(value.item<double>());

@@ -3,6 +3,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "allocation_counter.hpp"
 #include "bench_common.hpp"
 #ifdef FUSEGRAD_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -63,6 +64,26 @@ void handwritten(benchmark::State& state) {
   const problem p;
   const double n = 256.0;
   Matrix h(64, 256), r(1, 256), dout(1, 256), dpre(64, 256), dW1(64, 32), dW2(1, 64), db1(64, 1);
+  fg::bench::record_allocations(state, [&] {
+    h.noalias() = p.W1 * p.X;
+    h = (h.colwise() + p.b1.col(0)).array().tanh().matrix();
+    r.noalias() = p.W2 * h;
+    r = (r.array() + p.b2 - p.Y.array()).matrix();
+    const double loss = r.array().square().mean();
+    dout = (2.0 / n) * r;  // 1x256
+    dW2.noalias() = dout * h.transpose();
+    const double db2 = dout.sum();
+    dpre.noalias() = p.W2.transpose() * dout;
+    dpre = (dpre.array() * (1.0 - h.array().square())).matrix();  // 64x256
+    dW1.noalias() = dpre * p.X.transpose();
+    db1 = dpre.rowwise().sum();
+    benchmark::DoNotOptimize(loss);
+    benchmark::DoNotOptimize(dW1.data());
+    benchmark::DoNotOptimize(dW2.data());
+    benchmark::DoNotOptimize(db1.data());
+    benchmark::DoNotOptimize(db2);
+    benchmark::ClobberMemory();
+  });
   for (auto _ : state) {
     h.noalias() = p.W1 * p.X;
     h = (h.colwise() + p.b1.col(0)).array().tanh().matrix();
@@ -98,6 +119,13 @@ void fused(benchmark::State& state) {
     const Matrix gW1 = dW1, gb1 = db1, gW2 = dW2;  // whatever layout value_and_grad returns, row-major here
     check("B5/fused", values_of(gW1), values_of(gb1), values_of(gW2), db2, p);
   }
+  fg::bench::record_allocations(state, [&] {
+    const auto loss = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+    auto [value, dW1, db1, dW2, db2] = fg::value_and_grad(loss, W1, b1, W2, b2);
+    benchmark::DoNotOptimize(value);
+    benchmark::DoNotOptimize(dW1.data());
+    benchmark::DoNotOptimize(dW2.data());
+  });
   for (auto _ : state) {
     const auto loss = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
     auto [value, dW1, db1, dW2, db2] = fg::value_and_grad(loss, W1, b1, W2, b2);
@@ -120,6 +148,14 @@ void tape(benchmark::State& state) {
     check(Fused ? "B5/tape_fused" : "B5/taped", values_of(W1.grad()), values_of(b1.grad()), values_of(W2.grad()),
           b2.grad().item(), p);
   }
+  fg::bench::record_allocations(state, [&] {
+    for (fg::Tensor* t : {&W1, &b1, &W2, &b2}) t->zero_grad();
+    const auto expr = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
+    fg::Tensor loss = Fused ? fg::Tensor(expr) : fg::taped(expr);
+    loss.backward();
+    benchmark::DoNotOptimize(loss.item());
+    benchmark::DoNotOptimize(W1.grad().data());
+  });
   for (auto _ : state) {
     for (fg::Tensor* t : {&W1, &b1, &W2, &b2}) t->zero_grad();
     const auto expr = fg::mean(fg::square(fg::matmul(W2, fg::tanh(fg::matmul(W1, X) + b1)) + b2 - Y));
@@ -140,7 +176,7 @@ void libtorch(benchmark::State& state) {
   torch::Tensor W2 = fg::bench::torch_parameter(p.W2, {1, 64});
   torch::Tensor b2 = torch::tensor(p.b2, torch::kFloat64).requires_grad_(true);
   const auto step = [&] {
-    for (torch::Tensor* t : {&W1, &b1, &W2, &b2}) t->mutable_grad() = torch::Tensor();
+    fg::bench::set_grads_to_none(W1, b1, W2, b2);
     torch::Tensor loss = (W2.mm(torch::tanh(W1.mm(X) + b1)) + b2 - Y).square().mean();
     loss.backward();
     return loss;
@@ -148,6 +184,7 @@ void libtorch(benchmark::State& state) {
   step();
   check("B5/libtorch", fg::bench::values_of(W1.grad()), fg::bench::values_of(b1.grad()),
         fg::bench::values_of(W2.grad()), b2.grad().item<double>(), p);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor loss = step();
     benchmark::DoNotOptimize(loss.item<double>());

@@ -1,4 +1,4 @@
-// bench_common.hpp -- shared inputs for the B1-B5 benchmark cases (DESIGN.md), seeded and reproducible.
+// bench_common.hpp -- shared inputs and checks for the B1-B5 benchmark cases, seeded and reproducible.
 #pragma once
 
 #include <algorithm>

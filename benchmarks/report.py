@@ -1,49 +1,80 @@
 #!/usr/bin/env python3
-"""report.py -- turns Google Benchmark JSON from the B1-B5 and einsum programs into the README's ratio table.
+"""report.py -- turns Google Benchmark JSON from the benchmark programs into ratio tables, and with --report
+into benchmarks/results/REPORT.md with charts.
 
-Usage: bash scripts/bench (builds, runs and prints), or by hand:
-       python3 benchmarks/report.py RUN_DIR... (each holding one run's bench_*.json)
+Usage: bash scripts/bench (builds, runs, writes the report), or by hand:
+       python3 benchmarks/report.py RUN_DIR... [--report DIR] [--build BUILD_DIR] [--compile FILE.json]
        python3 benchmarks/report.py FILE.json... (all one run)
 Names follow <case>/<variant>/<size>. Within a run, a variant's time is the median of its
 interleaved repetitions (CPU time; B4's per-node figure also from the fastest), and every
-ratio pairs variants of that run; each cell of the table is the median over runs, so one run
-disturbed by load on a shared machine does not decide a ratio.
+ratio pairs variants of that run; each cell is the median over runs, so one run disturbed by
+load on a shared machine does not decide a ratio. Without --report the tables go to stdout.
 """
+import argparse
+import datetime
 import json
 import os
+import platform
+import re
 import statistics
-import sys
+import subprocess
 from collections import defaultdict
 
 VARIANTS = ("handwritten", "fused", "tape_fused", "taped", "libtorch")
-RATIOS = (("fused", "handwritten"), ("tape_fused", "fused"), ("taped", "handwritten"), ("libtorch", "taped"),
-          ("libtorch", "fused"))
+LABELS = {"handwritten": "hand-written", "fused": "fused", "tape_fused": "tape_fused", "taped": "taped",
+          "libtorch": "LibTorch"}
+SUITE = ("B1", "B2", "B3", "B4", "B5")
+COUNTERS = ("alloc_bytes", "alloc_blocks", "peak_bytes")
 
 
 def read_run(paths, statistic="median"):
-    """(case, size) -> variant -> CPU ns, for one run's JSON files: the given aggregate of the
-    repetitions ("median", or "min" where a benchmark computes it), else the single run."""
-    times = defaultdict(dict)
+    """One run's JSON files: ((case, size) -> variant -> CPU ns, (case, size) -> variant -> counters,
+    the context of the first file). Times are the given aggregate of the repetitions ("median", or
+    "min" where a benchmark computes it), else the single run."""
+    times, counters = defaultdict(dict), defaultdict(dict)
+    context = {}
     from_aggregate = set()
     for path in paths:
         with open(path) as f:
-            for b in json.load(f)["benchmarks"]:
-                aggregate = b.get("run_type") == "aggregate"
-                if aggregate and b.get("aggregate_name") != statistic:
-                    continue
-                if not aggregate and statistic != "median":  # a single run is no fastest repetition
-                    continue
-                parts = b.get("run_name", b["name"]).split("/")
-                if len(parts) != 3:
-                    continue
-                case, variant, size = parts
-                key = (case, int(size))
-                if (key, variant) in from_aggregate and not aggregate:
-                    continue
-                if aggregate:
-                    from_aggregate.add((key, variant))
-                times[key][variant] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
-    return times
+            data = json.load(f)
+        context = context or data.get("context", {})
+        for b in data["benchmarks"]:
+            aggregate = b.get("run_type") == "aggregate"
+            if aggregate and b.get("aggregate_name") != statistic:
+                continue
+            if not aggregate and statistic != "median":  # a single run is no fastest repetition
+                continue
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) != 3:
+                continue
+            case, variant, size = parts
+            key = (case, int(size))
+            if (key, variant) in from_aggregate and not aggregate:
+                continue
+            if aggregate:
+                from_aggregate.add((key, variant))
+            times[key][variant] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
+            found = {c: b[c] for c in COUNTERS if c in b}
+            if found:
+                counters[key][variant] = found
+    return times, counters, context
+
+
+def read_runs(args, statistic):
+    runs = []
+    loose = [a for a in args if not os.path.isdir(a)]
+    if loose:
+        runs.append(read_run(loose, statistic))
+    for d in sorted(a for a in args if os.path.isdir(a)):
+        files = [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".json")]
+        if files:
+            runs.append(read_run(files, statistic))
+    return runs
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def per_node(row):
@@ -53,60 +84,308 @@ def per_node(row):
     return None
 
 
-def main(args):
-    def read_runs(statistic):
-        runs = []
-        loose = [a for a in args if not os.path.isdir(a)]
-        if loose:
-            runs.append(read_run(loose, statistic))
-        for d in sorted(a for a in args if os.path.isdir(a)):
-            files = [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".json")]
-            runs.append(read_run(files, statistic))
-        return runs
+class Figures:
+    """Medians over runs of each variant's time and of every per-run ratio."""
 
-    runs = read_runs("median")
-    keys = sorted({k for run in runs for k in run})
+    def __init__(self, runs):
+        self.runs = [times for times, _, _ in runs]
+        self.counters = [counters for _, counters, _ in runs]
+        self.keys = sorted({k for run in self.runs for k in run})
 
-    def median_of(values):
-        return statistics.median(values) if values else None
+    def time(self, key, variant):
+        return median_of([run[key].get(variant) for run in self.runs if key in run])
 
-    print(f"Medians over {len(runs)} run(s).\n")
-    print("| case | N | hand-written | fused | tape_fused | taped | libtorch | fused / hand | tape_fused / fused "
-          "| taped / hand | libtorch / taped | libtorch / fused |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for key in keys:
-        rows = [run[key] for run in runs if key in run]
-        time = {v: median_of([r[v] for r in rows if v in r]) for v in VARIANTS}
-        ratio = {(a, b): median_of([r[a] / r[b] for r in rows if a in r and b in r]) for a, b in RATIOS}
-        t = lambda v: f"{time[v] / 1e3:.2f} µs" if time[v] is not None else ""
-        q = lambda p: f"{ratio[p]:.2f}" if ratio[p] is not None else ""
-        print(f"| {key[0]} | {key[1]} | {t('handwritten')} | {t('fused')} | {t('tape_fused')} | {t('taped')} | "
-              f"{t('libtorch') or ('not built' if key[0] in ('B1', 'B2', 'B3', 'B4', 'B5') else '')} | "
-              + " | ".join(q(p) for p in RATIOS) + " |")
-    # Variants outside the table (B1 fused_static, B4 fused_prebuilt), against hand-written.
-    others = sorted({(key, v) for run in runs for key in run for v in run[key] if v not in VARIANTS + ("forward",)})
-    cells = []
-    for key, v in others:
-        r = median_of([run[key][v] / run[key]["handwritten"] for run in runs
-                       if v in run.get(key, {}) and "handwritten" in run[key]])
-        cells.append(f"{key[0]}/{v}/{key[1]} " + (f"{r:.2f}" if r is not None else "n/a (no hand-written time)"))
-    if cells:
-        print("\nOther variants / hand-written: " + "; ".join(cells))
-    # B4's repetitions on scalars take well under a microsecond, where a shared machine's load
-    # shows most; the fastest repetition of each variant is printed beside the median (load only
-    # ever adds time), each per run and as the median over runs.
-    for statistic, source in (("median", runs), ("fastest", read_runs("min"))):
-        nodes = [per_node(run[("B4", 1)]) for run in source if ("B4", 1) in run]
+    def ratio(self, key, a, b):
+        return median_of([run[key][a] / run[key][b] for run in self.runs
+                          if key in run and a in run[key] and b in run[key]])
+
+    def variants(self, key):
+        return sorted({v for run in self.runs if key in run for v in run[key]})
+
+    def counter(self, key, variant, name):
+        return median_of([c[key][variant].get(name) for c in self.counters
+                          if key in c and variant in c[key]])
+
+
+def microseconds(ns):
+    return "" if ns is None else f"{ns / 1e3:.2f} µs" if ns < 1e7 else f"{ns / 1e6:.1f} ms"
+
+
+def number(r):
+    return "" if r is None else f"{r:.2f}"
+
+
+def suite_tables(fig, torch_built):
+    lines = ["| case | N | " + " | ".join(LABELS[v] for v in VARIANTS) + " | fused / hand | tape_fused / hand | "
+             "taped / hand | LibTorch / hand | tape_fused / fused | taped / fused | LibTorch / taped | "
+             "LibTorch / fused |", "|---|---:|" + "---:|" * (len(VARIANTS) + 8)]
+    for key in fig.keys:
+        if key[0] not in SUITE:
+            continue
+        cells = [microseconds(fig.time(key, v)) for v in VARIANTS]
+        if cells[-1] == "":
+            cells[-1] = "not built" if not torch_built else ""
+        ratios = [fig.ratio(key, v, "handwritten") for v in ("fused", "tape_fused", "taped", "libtorch")]
+        ratios += [fig.ratio(key, v, "fused") for v in ("tape_fused", "taped")]
+        ratios += [fig.ratio(key, "libtorch", "taped"), fig.ratio(key, "libtorch", "fused")]
+        lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " | " + " | ".join(map(number, ratios)) + " |")
+    return lines
+
+
+def other_tables(fig):
+    """Cases outside B1-B5 (einsum E1-E3, the optimiser O1) and variants outside the main table."""
+    lines = []
+    others = [k for k in fig.keys if k[0] not in SUITE]
+    if others:
+        lines += ["| case | N | variant | time | / hand-written |", "|---|---:|---|---:|---:|"]
+        for key in others:
+            for v in fig.variants(key):
+                lines.append(f"| {key[0]} | {key[1]} | {v} | {microseconds(fig.time(key, v))} | "
+                             f"{number(fig.ratio(key, v, 'handwritten'))} |")
+    extra = [(k, v) for k in fig.keys if k[0] in SUITE for v in fig.variants(k) if v not in VARIANTS + ("forward",)]
+    if extra:
+        lines.append("")
+        lines.append("Other variants, over hand-written: " + "; ".join(
+            f"{k[0]}/{v}/{k[1]} {number(fig.ratio(k, v, 'handwritten')) or 'n/a'}" for k, v in extra) + ".")
+    return lines
+
+
+def target_verdicts(fig, torch_built):
+    """The suite's targets, each met or missed, from the ratios of the table."""
+    met, missed = [], []
+
+    def judge(ok, text):
+        (met if ok else missed).append(text)
+
+    for key in fig.keys:
+        case, n = key
+        if case not in SUITE:
+            continue
+        if torch_built:
+            lt = fig.ratio(key, "libtorch", "taped")
+            if lt is not None:
+                if n <= 65536:
+                    judge(lt > 1, f"{case} N={n}: taped faster than LibTorch (LibTorch / taped {lt:.2f}, target > 1)")
+                else:
+                    judge(lt >= 1, f"{case} N={n}: taped no slower than LibTorch (LibTorch / taped {lt:.2f}, "
+                          "target ≥ 1)")
+            lf = fig.ratio(key, "libtorch", "fused")
+            if lf is not None:
+                if n <= 1024:
+                    judge(lf >= 10, f"{case} N={n}: fused 10× faster than LibTorch (LibTorch / fused {lf:.2f}, "
+                          "target ≥ 10)")
+                else:
+                    judge(lf >= 1, f"{case} N={n}: fused no slower than LibTorch (LibTorch / fused {lf:.2f}, "
+                          "target ≥ 1)")
+        fh = fig.ratio(key, "fused", "handwritten")
+        if fh is not None and (case in ("B4", "B5") or n >= 1024):
+            goal = 1.3 if case in ("B4", "B5") else 1.10
+            judge(fh <= goal, f"{case} N={n}: fused / hand-written {fh:.2f} (target ≤ {goal:.2f})")
+    return met, missed
+
+
+def memory_table(fig):
+    rows = []
+    for key in fig.keys:
+        if key[0] not in SUITE:
+            continue
+        for v in VARIANTS:
+            b = fig.counter(key, v, "alloc_bytes")
+            if b is None:
+                continue
+            rows.append(f"| {key[0]} | {key[1]} | {LABELS[v]} | {b:,.0f} | "
+                        f"{fig.counter(key, v, 'alloc_blocks'):,.0f} | {fig.counter(key, v, 'peak_bytes'):,.0f} |")
+    if not rows:
+        return []
+    return ["| case | N | variant | bytes allocated | blocks | peak bytes live |", "|---|---:|---|---:|---:|---:|"] + rows
+
+
+def compile_table(path):
+    with open(path) as f:
+        c = json.load(f)
+    lines = [f"{c['compiler']}, `{c['flags']}`, user CPU seconds to compile the unit to an object file, median of "
+             f"{c['runs']} run(s); the Eigen-only unit (`(x * x.sin()).sum()` on an `ArrayXd`) took "
+             f"{c['eigen_only_seconds']:.1f} s.", "", "| unit | seconds | / Eigen only |", "|---|---:|---:|"]
+    for u in c["units"]:
+        lines.append(f"| {u['what']} | {u['seconds']:.1f} | {u['ratio']:.2f} |")
+    return lines
+
+
+def per_node_lines(runs_median, runs_fastest):
+    lines = []
+    for statistic, source in (("median", runs_median), ("fastest", runs_fastest)):
+        nodes = [per_node(times[("B4", 1)]) for times, _, _ in source if ("B4", 1) in times]
         nodes = [n for n in nodes if n]
         if not nodes:
             continue
-        all_in = median_of([n[0] for n in nodes])
-        extra = median_of([n[1] for n in nodes])
-        print(f"\nTaped per-node overhead (B4, {statistic} repetition): {all_in:.0f} ns all-in ((taped - "
-              f"hand-written) / 7: also the iteration's fixed costs, zero_grad, backward set-up, reading grads); "
-              f"{extra:.0f} ns per extra node ((taped - tape_fused) / 6); per run: "
-              + ", ".join(f"{a:.0f}/{e:.0f}" for a, e in nodes))
+        lines.append(f"Taped per-node overhead (B4, {statistic} repetition): "
+                     f"{median_of([n[0] for n in nodes]):.0f} ns all-in ((taped - hand-written) / 7: also the "
+                     f"iteration's fixed costs, zero_grad, backward set-up, reading grads); "
+                     f"{median_of([n[1] for n in nodes]):.0f} ns per extra node ((taped - tape_fused) / 6); per "
+                     "run: " + ", ".join(f"{a:.0f}/{e:.0f}" for a, e in nodes) + ".")
+    return lines
+
+
+def charts(fig, directory):
+    """One SVG: per case of B1-B5, time over hand-written against N per variant, log-log."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = [c for c in SUITE if any(k[0] == c for k in fig.keys)]
+    if not cases:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    figure, axes = plt.subplots(1, len(cases), figsize=(3.2 * len(cases), 3.4), squeeze=False)
+    styles = {"fused": ("tab:blue", "o"), "tape_fused": ("tab:green", "s"), "taped": ("tab:orange", "^"),
+              "libtorch": ("tab:red", "D")}
+    for axis, case in zip(axes[0], cases):
+        sizes = sorted(k[1] for k in fig.keys if k[0] == case)
+        for v, (color, marker) in styles.items():
+            points = [(n, fig.ratio((case, n), v, "handwritten")) for n in sizes]
+            points = [(n, r) for n, r in points if r is not None]
+            if points:
+                axis.plot(*zip(*points), marker=marker, color=color, label=LABELS[v])
+        axis.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
+        axis.set_title(case)
+        axis.set_xlabel("N")
+        axis.grid(True, which="major", linewidth=0.3)
+        if len(sizes) == 1:  # one size: a column of points
+            axis.set_xlim(sizes[0] / 4, sizes[0] * 4)
+            axis.set_xticks([sizes[0]], [str(sizes[0])])
+            axis.minorticks_off()
+    axes[0][0].set_ylabel("time / hand-written")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for axis in axes[0][1:]:
+        for h, label in zip(*axis.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(h)
+                labels.append(label)
+    figure.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    path = os.path.join(directory, "time-over-handwritten.svg")
+    plt.rcParams["svg.hashsalt"] = "fusegrad"  # the same figures give the same file
+    figure.savefig(path, metadata={"Date": None})
+    if os.environ.get("FUSEGRAD_CHART_PNG"):
+        figure.savefig(path[:-4] + ".png", dpi=100)
+    plt.close(figure)
+    return path
+
+
+def machine(context):
+    cpu, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and cpu == "unknown CPU":
+                    cpu = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    simd = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"),
+                                         ("sse4_2", "SSE4.2"), ("asimd", "NEON")) if flag in flags), "unknown")
+    cores = context.get("num_cpus", os.cpu_count())
+    mhz = context.get("mhz_per_cpu")
+    return f"{cpu}{f' at {mhz / 1000:.1f} GHz' if mhz else ''}, {cores} cores, {simd} ({platform.system()} " \
+           f"{platform.release()})"
+
+
+def build_settings(build):
+    cache = {}
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"([A-Za-z_0-9]+):[A-Z]+=(.*)", line.strip())
+                if m:
+                    cache[m.group(1)] = m.group(2)
+    except OSError:
+        return "unknown (no CMakeCache.txt)", None
+    cxx = cache.get("CMAKE_CXX_COMPILER", "c++")
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()
+    build_type = cache.get("CMAKE_BUILD_TYPE", "")
+    flags = " ".join(x for x in (cache.get("CMAKE_CXX_FLAGS", ""), cache.get(f"CMAKE_CXX_FLAGS_{build_type.upper()}",
+                                                                              "")) if x)
+    torch = None
+    torch_dir = cache.get("Torch_DIR", "")
+    if torch_dir and not torch_dir.endswith("NOTFOUND"):
+        try:
+            with open(os.path.join(torch_dir, "TorchConfigVersion.cmake")) as f:
+                found = re.search(r'PACKAGE_VERSION "([^"]+)"', f.read())
+                torch = found.group(1) if found else "found"
+        except OSError:
+            torch = "found"
+    return f"{version[0] if version else cxx}, `{flags} -std=c++20` (`{build_type}`)", torch
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="run directories (or one run's JSON files)")
+    parser.add_argument("--report", help="write REPORT.md and charts/ into this directory")
+    parser.add_argument("--build", default="build/bench", help="the build directory (compiler, flags, LibTorch)")
+    parser.add_argument("--compile", help="compile_cost.py --json output to include")
+    args = parser.parse_args()
+
+    runs = read_runs(args.runs, "median")
+    fig = Figures(runs)
+    compiler, torch = build_settings(args.build)
+    torch_built = any("libtorch" in fig.variants(k) for k in fig.keys)
+    tables = suite_tables(fig, torch_built)
+    met, missed = target_verdicts(fig, torch_built)
+    nodes = per_node_lines(runs, read_runs(args.runs, "min"))
+    if not args.report:
+        print(f"Medians over {len(runs)} run(s).\n")
+        print("\n".join(tables + [""] + other_tables(fig) + [""] + nodes))
+        print("\nTargets missed:\n" + "\n".join(f"- {m}" for m in missed) if missed else "\nEvery target met.")
+        return
+
+    context = runs[0][2] if runs else {}
+    date = context.get("date", datetime.datetime.now().isoformat())[:10]
+    chart = charts(fig, os.path.join(args.report, "charts"))
+    out = ["# Benchmark report", "",
+           f"Written by `bash scripts/bench` (`benchmarks/report.py`) on {date}. Method and detail: `b1-b5.md`, "
+           "`einsum.md`, `optim.md`, `tape-memory.md`, `compile-cost.md` beside this file.", "",
+           "## Machine and build", "",
+           f"- Machine: {machine(context)}; {context.get('host_name', '')} "
+           f"(load average at the start: {', '.join(f'{x:.2f}' for x in context.get('load_avg', []))}).",
+           f"- Compiler: {compiler}.",
+           f"- LibTorch: {torch + ' (Debian libtorch-dev), one thread, float64' if torch_built and torch else 'not built (the libtorch variants are skipped: no libtorch-dev, or not a g++ build)'}.",
+           f"- {len(runs)} run(s), each with 9 repetitions per variant in random interleaved order; a variant's time "
+           "is the median CPU time of its repetitions in a run, every ratio is formed within a run, and each cell "
+           "is the median over runs.", "",
+           "## B1–B5", "",
+           "B1 element-wise chain, B2 linear-regression loss, B3 normal log-density, B4 scalar expression, B5 small "
+           "MLP (each program's first comment states its function). Forward and backward "
+           "per call; every variant's gradient is checked against the hand-written formula before it is timed.", ""]
+    out += tables + [""]
+    if chart:
+        out += [f"![time over hand-written against N, log-log]({os.path.relpath(chart, args.report)})", "",
+                "Time over the hand-written gradient against N, per variant, log-log (below the dashed line: "
+                "faster than hand-written).", ""]
+    out += ["## Targets", "", "Met:", ""] + [f"- {m}" for m in met] + [""]
+    out += (["Missed:", ""] + [f"- {m}" for m in missed]) if missed else ["Every target is met."]
+    out += [""]
+    memory = memory_table(fig)
+    if memory:
+        out += ["## Heap per gradient", "",
+                "One call after a warm-up call (caches a first call fills count as they do in a loop), every "
+                "malloc-family call of the program counted (`benchmarks/allocation_counter.hpp`): bytes and blocks "
+                "allocated, and the most bytes of those blocks live at once.", ""] + memory + [""]
+    if args.compile and os.path.exists(args.compile):
+        out += ["## Compile cost", ""] + compile_table(args.compile) + [""]
+    others = other_tables(fig)
+    if others:
+        out += ["## Other cases", "", "einsum E1–E3 (`einsum.md`), the Adam step O1 (`optim.md`).", ""] + others + [""]
+    if nodes:
+        out += ["## Per tape node", ""] + nodes + [""]
+    os.makedirs(args.report, exist_ok=True)
+    with open(os.path.join(args.report, "REPORT.md"), "w") as f:
+        f.write("\n".join(out))
+    print("\n".join(tables))
+    print(f"\nWrote {os.path.join(args.report, 'REPORT.md')}" + (f" and {chart}" if chart else ""))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

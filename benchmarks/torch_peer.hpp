@@ -3,7 +3,9 @@
 // copies, parameters as leaf tensors whose gradients are reset to none on every call, one thread.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include <torch/torch.h>
 #include <Eigen/Core>
@@ -26,6 +28,13 @@ torch::Tensor torch_parameter(const Dense& values, std::vector<std::int64_t> siz
 /// A tensor's values, for check_gradient (contiguous float64).
 inline std::span<const double> values_of(const torch::Tensor& t) {
   return {t.data_ptr<double>(), static_cast<std::size_t>(t.numel())};
+}
+
+/// What PyTorch's `optimizer.zero_grad()` does by default: each parameter's gradient becomes undefined, so
+/// backward allocates it afresh rather than adding into it.
+template <class... Tensors>
+void set_grads_to_none(Tensors&... parameters) {
+  ((parameters.mutable_grad() = torch::Tensor()), ...);
 }
 
 /// LibTorch on one thread, as every other variant runs: each libtorch variant calls it first.
