@@ -181,6 +181,10 @@ def target_verdicts(fig, torch_built):
         if fh is not None and (case in ("B4", "B5") or n >= 1024):
             goal = 1.3 if case in ("B4", "B5") else 1.10
             judge(fh <= goal, f"{case} N={n}: fused / hand-written {fh:.2f} (target ≤ {goal:.2f})")
+        into = fig.ratio(key, "fused_into", "handwritten")
+        if into is not None and n >= 4194304:  # gradients into reused buffers, at a size fresh memory costs most
+            judge(into <= 1.10, f"{case} N={n}: fused_into (value_and_grad_into, reused buffer) / hand-written "
+                  f"{into:.2f} (target ≤ 1.10)")
     return met, missed
 
 

@@ -44,5 +44,19 @@ int main() {
               drow[2], drow[3]);
   ok = ok && dcolumn[0] == 10 && drow[3] == 6;
 
+  // Gradient descent on data of run-time size, the gradient written into a buffer the loop reuses:
+  // value_and_grad_into allocates nothing, at any size. Minimises sum((w - t)^2) towards t = 1.
+  const Eigen::ArrayXd target = Eigen::ArrayXd::Ones(1000);
+  fg::Var<double, fg::Shape<fg::dyn>> w(Eigen::ArrayXd::Zero(1000));
+  const fg::Const<double, fg::Shape<fg::dyn>, fg::view> t(target.data(), {1000});
+  Eigen::ArrayXd dw(1000);
+  double loss = 0;
+  for (int step = 0; step < 50; ++step) {
+    loss = fg::value_and_grad_into(fg::sum(fg::square(w - t)), std::tie(dw), w);
+    w.value() -= 0.1 * dw;  // each step shrinks w - t by 1 - 2 * 0.1
+  }
+  std::printf("loss at step 50 %.3e (1000 * 0.8^98 = %.3e)\n", loss, 1000 * std::pow(0.8, 98));
+  ok = ok && std::abs(loss - 1000 * std::pow(0.8, 98)) < 1e-12;
+
   return ok ? 0 : 1;
 }

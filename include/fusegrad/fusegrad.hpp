@@ -6,6 +6,7 @@
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/expression_graph.hpp>
 #include <fusegrad/expr/grad.hpp>
+#include <fusegrad/expr/grad_into.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/type_name.hpp>
 #include <fusegrad/expr/visit.hpp>

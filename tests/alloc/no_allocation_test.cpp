@@ -230,4 +230,19 @@ TEST(NoAllocation, DynShapesDoAllocate) {
   EXPECT_GE(n.total(), 1u);
 }
 
+// value_and_grad_into on Shape<dyn>, at a size whose arrays would come from the heap: the caller's
+// buffers take the gradients, and nothing is allocated.
+TEST(NoAllocation, DynShapesIntoTheCallersBuffers) {
+  const Eigen::ArrayXd data = Eigen::ArrayXd::LinSpaced(65536, -2, 2);
+  fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(data.data(), {65536});
+  const fg::Var<double, fg::Shape<>> s(2.0);
+  Eigen::ArrayXd dx(65536);
+  double ds = 0, value = 0;
+  const Allocations n = count_allocations([&] { value = fg::value_and_grad_into(s * b1(x), std::tie(dx, ds), x, s); });
+  EXPECT_EQ(n.total(), 0u) << n.new_calls << " operator new, " << n.eigen_mallocs << " Eigen mallocs";
+  EXPECT_EQ(ds * 2.0, value);  // value = s * b1(x), ds = b1(x)
+  // d/dx at x = -2, times s = 2: 2 (cos(-2) e^-4 + 4 sin(-2) e^-4 - 4/5).
+  EXPECT_NEAR(dx[0], 2 * (std::cos(-2.0) * std::exp(-4.0) + 4 * std::sin(-2.0) * std::exp(-4.0) - 0.8), 1e-13);
+}
+
 }  // namespace

@@ -27,16 +27,13 @@ using grad_t = std::conditional_t<std::is_same_v<typename V::static_shape, Shape
                                   storage_t<typename V::value_type, typename V::static_shape>>;
 
 // Routes each leaf occurrence to the gradient of the requested var it is (by address), or
-// nowhere. A var used several times gets every occurrence's contribution added.
-template <class... Vars>
-struct var_sinks {
+// nowhere. A var used several times gets every occurrence's contribution added. `Grads` holds
+// the gradients: arrays of their own (value_and_grad) or pointers to the caller's memory
+// (value_and_grad_into).
+template <class Grads, class... Vars>
+struct basic_var_sinks {
   std::tuple<const Vars*...> vars;
-  std::tuple<storage_t<typename Vars::value_type, typename Vars::static_shape>...> grads;
-
-  explicit var_sinks(const Vars&... v)
-      : vars(&v...),
-        grads(storage_t<typename Vars::value_type, typename Vars::static_shape>::Zero(
-            static_cast<Eigen::Index>(v.extents().size()))...) {}
+  Grads grads;
 
   template <class L>
   typename L::value_type* sink_for(const L& leaf) {
@@ -51,9 +48,27 @@ struct var_sinks {
   template <std::size_t I, class L>
   void match(const L& leaf, typename L::value_type*& out) {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
-    if constexpr (std::is_same_v<V, L>)
-      if (!out && std::get<I>(vars) == &leaf) out = std::get<I>(grads).data();
+    if constexpr (std::is_same_v<V, L>) {
+      if (!out && std::get<I>(vars) == &leaf) {
+        auto& g = std::get<I>(grads);
+        if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(g)>>)
+          out = g;
+        else
+          out = g.data();
+      }
+    }
   }
+};
+
+template <class V>
+using var_storage_t = storage_t<typename V::value_type, typename V::static_shape>;
+
+// The sinks of value_and_grad and vjp: zeroed arrays shaped like the vars, moved out as results.
+template <class... Vars>
+struct var_sinks : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...> {
+  explicit var_sinks(const Vars&... v)
+      : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...>{
+            {&v...}, {var_storage_t<Vars>::Zero(static_cast<Eigen::Index>(v.extents().size()))...}} {}
 
   // The gradient of var I. The sweep sends a leaf's gradient to the first var it matches,
   // so a var named twice (value_and_grad(f, x, x)) takes the first naming's gradient. A
@@ -62,6 +77,8 @@ struct var_sinks {
   template <std::size_t I>
   auto result() {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
+    auto& grads = this->grads;
+    const auto& vars = this->vars;
     auto* source = &std::get<I>(grads);
     bool shared = false;
     [&]<std::size_t... J>(std::index_sequence<J...>) {

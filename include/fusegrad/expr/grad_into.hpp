@@ -1,0 +1,150 @@
+// expr/grad_into.hpp -- value_and_grad_into: the fused reverse sweep writing each gradient into memory the caller
+// owns, so a loop that reuses its buffers never touches the heap, whatever the size.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
+#include <fusegrad/expr/grad.hpp>
+
+namespace fusegrad {
+
+namespace detail {
+
+// Where a var's gradient may go: a number for a Shape<> var, else contiguous storage of the
+// var's scalar type whose flat order is the var's (row-major): an Eigen vector or row-major
+// matrix, array, Map or Ref with unit inner stride.
+template <class Out, class V>
+concept GradientOutput = [] {
+  using T = typename V::value_type;
+  if constexpr (std::is_same_v<typename V::static_shape, Shape<>> && std::is_same_v<Out, T>) {
+    return true;
+  } else if constexpr (requires(Out & out) {
+                         { out.data() } -> std::same_as<T*>;
+                         out.size();
+                         Out::IsVectorAtCompileTime;
+                         Out::IsRowMajor;
+                         out.innerStride();
+                       }) {
+    return V::static_shape::rank <= 1 || bool(Out::IsVectorAtCompileTime) || bool(Out::IsRowMajor);
+  } else {
+    return false;
+  }
+}();
+
+// An output's values, count and inner stride (a number is one value).
+template <class Out>
+auto* output_data(Out& out) {
+  if constexpr (requires { out.data(); })
+    return out.data();
+  else
+    return &out;
+}
+template <class Out>
+std::size_t output_size(const Out& out) {
+  if constexpr (requires { out.size(); })
+    return static_cast<std::size_t>(out.size());
+  else
+    return 1;
+}
+template <class Out>
+std::size_t output_inner_stride(const Out& out) {
+  if constexpr (requires { out.innerStride(); })
+    return static_cast<std::size_t>(out.innerStride());
+  else
+    return 1;
+}
+
+template <class E, class... Outs, class... Vars>
+[[gnu::always_inline]] inline typename E::value_type value_and_grad_into_body(const E& f, std::tuple<Outs&...> outs,
+                                                                              const Vars&... vars) {
+  using T = typename E::value_type;  // a static expression has one scalar type: its vars' too
+  constexpr std::size_t count = sizeof...(Vars);
+  if constexpr (std::is_same_v<typename E::static_shape, AnyShape>) {
+    if (f.extents().size() != 1)
+      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): f has shape " + f.extents().to_string() +
+                        ", not a scalar; reduce it (fg::sum, fg::mean)");
+  }
+  const std::array<const void*, count> names{&vars...};
+  const std::array<Extents, count> extents{vars.extents()...};
+  const auto each_output = [&outs](auto read) {
+    return std::apply([&](auto&... out) { return std::array{read(out)...}; }, outs);
+  };
+  const std::array<T*, count> targets = each_output([](auto& out) -> T* { return output_data(out); });
+  const std::array<std::size_t, count> sizes = each_output([](auto& out) { return output_size(out); });
+  const std::array<std::size_t, count> strides = each_output([](auto& out) { return output_inner_stride(out); });
+  // Every output is checked before any is written.
+  for (std::size_t k = 0; k < count; ++k) {
+    if (sizes[k] != extents[k].size())
+      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): gradient " + std::to_string(k) +
+                        " holds " + std::to_string(sizes[k]) + " values but its var has shape " +
+                        extents[k].to_string() + "; size it like the var");
+    if (strides[k] != 1)
+      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): gradient " + std::to_string(k) +
+                        " is not contiguous (inner stride " + std::to_string(strides[k]) + ")");
+  }
+  for (std::size_t k = 0; k < count; ++k) std::fill_n(targets[k], sizes[k], T(0));
+
+  using sinks_type = basic_var_sinks<std::tuple<typename Vars::value_type*...>, Vars...>;
+  sinks_type sinks{{&vars...}, [&]<std::size_t... K>(std::index_sequence<K...>){
+                                   return std::tuple<typename Vars::value_type*...>(targets[K]...);
+}
+(std::make_index_sequence<count>{})
+};  // namespace detail
+const T value = reverse_sweep(f, sinks, T(1), Extents{})[0];
+
+// The sweep sends a var's gradient to its first naming: a later naming of it gets a copy.
+for (std::size_t k = 1; k < count; ++k) {
+  const auto first = std::find(names.begin(), names.begin() + k, names[k]);
+  if (first != names.begin() + k) std::copy_n(targets[first - names.begin()], sizes[k], targets[k]);
+}
+return value;
+}  // namespace fusegrad
+
+template <class E, class... Outs, class... Vars>
+typename E::value_type value_and_grad_into_shared(const E& f, std::tuple<Outs&...> outs, const Vars&... vars) {
+  return value_and_grad_into_body(f, outs, vars...);
+}
+
+}  // namespace detail
+
+/// value_and_grad that writes each var's gradient into memory the caller owns and returns the value:
+/// `double v = fg::value_and_grad_into(f, std::tie(dx, dy), x, y);`. An output is a number for a
+/// Shape<> var, else contiguous storage holding as many values as its var, in the var's row-major
+/// order (an Eigen vector, a row-major matrix, an array, a Map over a std::vector or a Ref); it is
+/// overwritten. Nothing is allocated, at any size: a training loop that reuses its buffers never
+/// touches the heap. Sizes are checked before anything is written (fusegrad::shape_error).
+template <Differentiable E, class... Outs, class... Vars>
+[[gnu::always_inline]] inline auto value_and_grad_into(const E& f, std::tuple<Outs&...> gradients,
+                                                       const Vars&... vars) {
+  using node = std::remove_cvref_t<E>;
+  static_assert(sizeof...(Vars) > 0, "fusegrad::value_and_grad_into(f, gradients, vars...): name at least one var");
+  static_assert(sizeof...(Outs) == sizeof...(Vars),
+                "fusegrad::value_and_grad_into(f, gradients, vars...): one output per var (std::tie(dx, dy) for "
+                "vars x, y)");
+  static_assert((detail::is_variable_v<Vars> && ...),
+                "fusegrad::value_and_grad_into(f, gradients, vars...): every var must be a fusegrad::Var; a Const or "
+                "an expression takes no gradient");
+  static_assert(
+      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
+      "fusegrad::value_and_grad_into(f, gradients, vars...): f is not a scalar; reduce it (fg::sum, fg::mean)");
+  if constexpr (sizeof...(Outs) == sizeof...(Vars)) {
+    static_assert((detail::GradientOutput<Outs, Vars> && ...),
+                  "fusegrad::value_and_grad_into(f, gradients, vars...): each output is a number of the var's scalar "
+                  "type for a Shape<> var, else contiguous Eigen storage of that scalar type in the var's row-major "
+                  "order (a vector, a row-major matrix, an array, a Map or a Ref)");
+    if constexpr (detail::one_element_graph_v<node>)
+      return detail::value_and_grad_into_body(f, gradients, vars...);
+    else
+      return detail::value_and_grad_into_shared(f, gradients, vars...);
+  }
+}
+
+}  // namespace fusegrad

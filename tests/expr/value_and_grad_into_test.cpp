@@ -1,0 +1,112 @@
+// expr/value_and_grad_into_test.cpp -- value_and_grad_into writes each gradient into the caller's memory: every
+// kind of output, a var named twice, and bad outputs refused before anything is written.
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+namespace {
+
+using Dyn = fg::Shape<fg::dyn>;
+
+// f(x, y) = sum(x * x * y) + sum(y): df/dx = 2 x y, df/dy = x^2 + 1.
+template <class X, class Y>
+auto f(const X& x, const Y& y) {
+  return fg::sum(x * x * y) + fg::sum(y);
+}
+
+TEST(ValueAndGradInto, WritesOverWhatTheOutputsHeld) {
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0}), y({3}, {0.5, -1.0, 2.0});
+  Eigen::ArrayXd dx = Eigen::ArrayXd::Constant(3, 99.0), dy = Eigen::ArrayXd::Constant(3, 99.0);
+  const double value = fg::value_and_grad_into(f(x, y), std::tie(dx, dy), x, y);
+  EXPECT_DOUBLE_EQ(value, 0.5 - 4.0 + 18.0 + 1.5);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(dx[i], 2 * x.data()[i] * y.data()[i]);
+    EXPECT_DOUBLE_EQ(dy[i], x.data()[i] * x.data()[i] + 1);
+  }
+}
+
+TEST(ValueAndGradInto, MapsOverVectorsRefsAndNumbers) {
+  const fg::Var<double, fg::Shape<4>> x{1.0, -2.0, 0.5, 3.0};
+  const fg::Var<double, fg::Shape<>> s(1.5);
+  std::vector<double> memory(4, 7.0);
+  Eigen::Map<Eigen::ArrayXd> dx(memory.data(), 4);
+  double ds = 7.0;
+  // g = sum(s * exp(x)): dg/dx = s exp(x), dg/ds = sum(exp(x)).
+  const double value = fg::value_and_grad_into(fg::sum(s * fg::exp(x)), std::tie(dx, ds), x, s);
+  double sum_exp = 0;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(memory[i], 1.5 * std::exp(x.data()[i]));
+    sum_exp += std::exp(x.data()[i]);
+  }
+  EXPECT_DOUBLE_EQ(ds, sum_exp);
+  EXPECT_DOUBLE_EQ(value, 1.5 * sum_exp);
+
+  Eigen::VectorXd column(4);
+  Eigen::Ref<Eigen::VectorXd> ref(column);
+  double ignored = 0;
+  fg::value_and_grad_into(fg::sum(s * fg::exp(x)), std::tie(ref, ignored), x, s);
+  EXPECT_DOUBLE_EQ(column[3], 1.5 * std::exp(3.0));
+}
+
+TEST(ValueAndGradInto, RowMajorMatrixOfARankTwoVar) {
+  // h = sum(a * [1 2 3]): dh/da_ij = j + 1, laid out row by row.
+  const fg::Var<double, fg::Shape<2, 3>> a(fg::Extents{2, 3}, {1, 2, 3, 4, 5, 6});
+  const fg::Const<double, fg::Shape<3>> w{1.0, 2.0, 3.0};
+  Eigen::Matrix<double, 2, 3, Eigen::RowMajor> da;
+  fg::value_and_grad_into(fg::sum(a * w), std::tie(da), a);
+  EXPECT_EQ(da(0, 0), 1.0);
+  EXPECT_EQ(da(0, 2), 3.0);
+  EXPECT_EQ(da(1, 1), 2.0);
+}
+
+TEST(ValueAndGradInto, AVarNamedTwiceGetsItsWholeGradientInBoth) {
+  const fg::Var<double, Dyn> x({2}, {3.0, -1.0});
+  Eigen::ArrayXd first(2), second(2);
+  fg::value_and_grad_into(fg::sum(x * x), std::tie(first, second), x, x);
+  EXPECT_EQ(first[0], 6.0);
+  EXPECT_EQ(second[0], 6.0);
+  EXPECT_EQ(second[1], -2.0);
+}
+
+TEST(ValueAndGradInto, RefusesAWrongSizeBeforeWritingAnything) {
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0}), y({3}, {0.5, -1.0, 2.0});
+  Eigen::ArrayXd dx = Eigen::ArrayXd::Constant(3, 99.0), dy = Eigen::ArrayXd::Constant(2, 99.0);
+  try {
+    fg::value_and_grad_into(f(x, y), std::tie(dx, dy), x, y);
+    FAIL() << "a two-value output for a three-value var was accepted";
+  } catch (const fg::shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("gradient 1 holds 2 values but its var has shape (3)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE((dx == 99.0).all()) << "the first output was written before the second was refused";
+  EXPECT_TRUE((dy == 99.0).all());
+}
+
+TEST(ValueAndGradInto, RefusesAStridedOutput) {
+  const fg::Var<double, Dyn> x({2}, {1.0, 2.0});
+  Eigen::ArrayXd memory = Eigen::ArrayXd::Constant(4, 5.0);
+  Eigen::Map<Eigen::ArrayXd, 0, Eigen::InnerStride<2>> every_other(memory.data(), 2);
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(x * x), std::tie(every_other), x), fg::shape_error);
+  EXPECT_TRUE((memory == 5.0).all());
+}
+
+TEST(ValueAndGradInto, AgreesWithValueAndGradOnAFloatChain) {
+  const fg::Var<float, Dyn> x(Eigen::ArrayXf::LinSpaced(50, -2.0f, 2.0f));
+  const auto g = [&] { return fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)); };
+  const auto [value, dx] = fg::value_and_grad(g(), x);
+  Eigen::ArrayXf into(50);
+  EXPECT_EQ(fg::value_and_grad_into(g(), std::tie(into), x), value);
+  for (int i = 0; i < 50; ++i) {
+    const float v = x.data()[i];
+    const float by_hand = std::cos(v) * std::exp(-v * v) - 2 * v * std::sin(v) * std::exp(-v * v) + 2 * v / (1 + v * v);
+    EXPECT_NEAR(into[i], by_hand, 1e-5f) << i;
+    EXPECT_EQ(into[i], dx[i]) << i;
+  }
+}
+
+}  // namespace
