@@ -15,6 +15,7 @@
 #include <fusegrad/detail/einsum_engine.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/einsum_binding.hpp>
 #include <fusegrad/shape/einsum_subscripts.hpp>
 
 namespace fusegrad {
