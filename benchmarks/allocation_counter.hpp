@@ -31,7 +31,8 @@ void* __libc_pvalloc(std::size_t size);
 namespace fusegrad::bench {
 
 /// The heap traffic of one call: bytes and blocks allocated during it, and the most bytes of those
-/// blocks that were live at once.
+/// blocks that were live at once. A block's bytes are what the allocator reserved for it
+/// (malloc_usable_size), at least what was asked.
 struct Allocations {
   std::int64_t bytes = 0;
   std::int64_t blocks = 0;
@@ -92,9 +93,13 @@ Allocations allocations_of(F&& call) {
     counter::born_count = 0;
     counter::live = 0;
   }
-  counter::armed.store(true);
-  call();
-  counter::armed.store(false);
+  {
+    struct disarm_on_exit {
+      ~disarm_on_exit() { counter::armed.store(false); }
+    } disarm;
+    counter::armed.store(true);
+    call();
+  }
   const std::scoped_lock guard(counter::lock);
   if (counter::overflowed) {
     std::fprintf(stderr, "allocation_counter: more than %zu blocks live in one call\n", counter::capacity);
@@ -154,7 +159,8 @@ void* memalign(std::size_t alignment, std::size_t size) noexcept {
 }
 void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept { return memalign(alignment, size); }
 int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
-  void* block = memalign(std::max(alignment, sizeof(void*)), size);
+  if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;  // as glibc
+  void* block = memalign(alignment, size);
   if (!block) return ENOMEM;
   *out = block;
   return 0;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -17,6 +18,10 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #include <benchmark/benchmark.h>
 #include <Eigen/Core>
@@ -109,11 +114,16 @@ class gradient_benchmark_state {
     last_value_.backward();
   }
 
-  /// The gradients of the last tape() call, one flat vector per Var.
+  /// The gradients of the last tape() call, one flat vector per Var (zeros for a Var the
+  /// function does not use, whose tensor receives no gradient).
   [[nodiscard]] std::vector<std::vector<T>> tape_gradients() const {
     std::vector<std::vector<T>> out;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (out.push_back(flat_values(std::get<vars[K]>(tensors_).grad())), ...);
+      const auto gradient = [&](const BasicTensor<T>& tensor) {
+        const BasicTensor<T> g = tensor.grad();
+        return g.defined() ? flat_values(g) : std::vector<T>(tensor.numel(), T(0));
+      };
+      (out.push_back(gradient(std::get<vars[K]>(tensors_))), ...);
     }
     (std::make_index_sequence<vars.size()>{});
     return out;
@@ -185,23 +195,35 @@ class gradient_benchmark_state {
   BasicTensor<T> last_value_;
 };
 
-// Throws unless `got` agrees with `want` for every Var to rtol relative to the largest |want|
-// of that Var (at least 1), naming the variant, the input and the first element that differs.
+inline std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+// Throws unless `got` agrees with `want` for every Var to rtol relative to the largest magnitude
+// of either (the function's own scale, however small), naming the variant, the input and the
+// first element that differs.
 template <class T, std::size_t N>
 void require_same_gradients(const std::string& name, const char* variant, const char* reference,
                             const std::vector<std::vector<T>>& got, const std::vector<std::vector<T>>& want,
                             const std::array<std::size_t, N>& positions, double rtol) {
+  const std::string where =
+      "fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " gradient of input ";
   for (std::size_t k = 0; k < want.size(); ++k) {
-    double scale = 1;
-    for (const T w : want[k]) scale = std::max(scale, double(std::abs(w)));
+    if (got[k].size() != want[k].size())
+      throw value_error(where + std::to_string(positions[k]) + " has " + std::to_string(got[k].size()) +
+                        " values, the " + reference + " one " + std::to_string(want[k].size()));
+    double scale = std::numeric_limits<T>::min();
+    for (std::size_t j = 0; j < want[k].size(); ++j)
+      scale = std::max({scale, double(std::abs(want[k][j])), double(std::abs(got[k][j]))});
     for (std::size_t j = 0; j < want[k].size(); ++j) {
       const double difference = std::abs(double(got[k][j]) - double(want[k][j]));
       if (difference <= rtol * scale) continue;
-      throw value_error("fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant +
-                        " gradient of input " + std::to_string(positions[k]) + " differs from the " + reference +
-                        " one at element " + std::to_string(j) + ": " + std::to_string(got[k][j]) + " against " +
-                        std::to_string(want[k][j]) + " (allowed: " + std::to_string(rtol) +
-                        " times the largest gradient)");
+      throw value_error(where + std::to_string(positions[k]) + " differs from the " + reference + " one at element " +
+                        std::to_string(j) + ": " + number_text(got[k][j]) + " against " + number_text(want[k][j]) +
+                        " (allowed: " + number_text(rtol * scale) + ", " + number_text(rtol) +
+                        " of the largest gradient)");
     }
   }
 }
@@ -250,10 +272,12 @@ class GradientBenchmarks {
     const auto [value, gradients] = state_->fused_gradients();
     const T got = state_->call_handwritten(handwritten);
     const double rtol = detail::gradient_rtol<T>;
-    if (!(std::abs(double(got) - double(value)) <= rtol * std::max(1.0, std::abs(double(value)))))
+    const double scale =
+        std::max({double(std::numeric_limits<T>::min()), std::abs(double(got)), std::abs(double(value))});
+    if (!(std::abs(double(got) - double(value)) <= rtol * scale))
       throw value_error("fusegrad::register_gradient_benchmarks(\"" + state_->name() +
-                        "\"): the hand-written function returned " + std::to_string(got) + ", fusegrad computes " +
-                        std::to_string(value) + "; it must return the function's value");
+                        "\"): the hand-written function returned " + detail::number_text(got) + ", fusegrad computes " +
+                        detail::number_text(value) + "; it must return the function's value");
     detail::require_same_gradients(state_->name(), "hand-written", "fused", state_->handwritten_gradients(), gradients,
                                    state_type::vars, rtol);
     register_variant("handwritten", [handwritten](state_type& s, benchmark::State& timing) mutable {
@@ -267,7 +291,8 @@ class GradientBenchmarks {
   }
 
   /// Calls `setting(benchmark)` on every benchmark registered so far, e.g.
-  /// `.apply([](auto* b) { b->Unit(benchmark::kMicrosecond); })`.
+  /// `.apply([](auto* b) { b->Unit(benchmark::kMicrosecond)->Repetitions(9); })`. Not Threads(n): the
+  /// variants share their inputs' state; nor Args: the size is the inputs'.
   template <class Setting>
   GradientBenchmarks& apply(Setting setting) {
     for (benchmark::internal::Benchmark* b : registered_) setting(b);
@@ -336,7 +361,8 @@ auto register_checked_gradient_benchmarks(std::string name, F fn, const Inputs&.
     require_same_gradients(state->name(), "tape_fused", "taped", state->tape_gradients(), taped, state_type::vars,
                            rtol);
     require_same_gradients(state->name(), "fused", "taped", fused, taped, state_type::vars, rtol);
-    gradient_benchmark_names().push_back(state->name() + "/");
+    auto& names = gradient_benchmark_names();
+    if (std::find(names.begin(), names.end(), state->name() + "/") == names.end()) names.push_back(state->name() + "/");
     return GradientBenchmarks<F, Inputs...>(std::move(state));
   }
 }
@@ -349,9 +375,11 @@ auto register_checked_gradient_benchmarks(std::string name, F fn, const Inputs&.
 /// largest input's element count. `fn` is written once for both layers, as a generic lambda
 /// taking its leaves by reference: `[](const auto& x, const auto& w) { return fg::sum(...); }`,
 /// returning one value. The inputs are fg::Var (their gradients are taken) and fg::Const (data)
-/// that own their values; they are copied. Before registering, the three variants' gradients are
-/// compared: a difference throws fusegrad::value_error. Add `.handwritten(...)` to compare with
-/// a gradient written by hand. Returns a GradientBenchmarks. Example: examples/fused_vs_taped.cpp.
+/// that own their values; they are copied, and so are `fn` and a hand-written gradient, which run
+/// when the benchmarks do: what they capture by reference must live as long. Before registering, the
+/// three variants' gradients are compared: a difference throws fusegrad::value_error. Add
+/// `.handwritten(...)` to compare with a gradient written by hand. Returns a GradientBenchmarks.
+/// Example: examples/fused_vs_taped.cpp.
 template <class F, class... Inputs>
 auto register_gradient_benchmarks(std::string name, F fn, const Inputs&... inputs) {
   constexpr bool owning_leaves = sizeof...(Inputs) > 0 && (detail::benchmark_input<Inputs>::value && ...);
@@ -368,6 +396,8 @@ namespace detail {
 // register_gradient_benchmarks one line of its variants' CPU times and ratios.
 class gradient_ratio_reporter : public benchmark::ConsoleReporter {
  public:
+  gradient_ratio_reporter() : ConsoleReporter(colour_if_terminal()) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       const bool usable = run.run_type == Run::RT_Aggregate ? run.aggregate_name == "median" : run.repetitions <= 1;
@@ -401,6 +431,12 @@ class gradient_ratio_reporter : public benchmark::ConsoleReporter {
   }
 
  private:
+  static OutputOptions colour_if_terminal() {
+#if __has_include(<unistd.h>)
+    if (isatty(fileno(stdout))) return OO_ColorTabular;
+#endif
+    return OO_Tabular;
+  }
   static std::string readable(double ns) {
     char text[32];
     const char* unit = ns < 1e3 ? "ns" : ns < 1e6 ? "us" : ns < 1e9 ? "ms" : "s";
@@ -415,8 +451,9 @@ class gradient_ratio_reporter : public benchmark::ConsoleReporter {
 }  // namespace detail
 
 /// Runs the registered benchmarks (Google Benchmark's command line flags apply: --benchmark_filter,
-/// --benchmark_repetitions, ...), printing its console table and then, per function registered with
-/// register_gradient_benchmarks, the variants' times and ratios. A main() for such a program.
+/// --benchmark_repetitions, --benchmark_out=FILE for JSON, ...), printing its console table and
+/// then, per function registered with register_gradient_benchmarks, the variants' times and ratios
+/// (the median's, with repetitions). A main() for such a program.
 inline int run_gradient_benchmarks(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -69,8 +69,13 @@ TEST(ValueAndGradInto, AVarNamedTwiceGetsItsWholeGradientInBoth) {
   Eigen::ArrayXd first(2), second(2);
   fg::value_and_grad_into(fg::sum(x * x), std::tie(first, second), x, x);
   EXPECT_EQ(first[0], 6.0);
+  EXPECT_EQ(first[1], -2.0);
   EXPECT_EQ(second[0], 6.0);
   EXPECT_EQ(second[1], -2.0);
+  Eigen::ArrayXd both = Eigen::ArrayXd::Constant(2, 9.0);  // one buffer for both namings is the same gradient
+  fg::value_and_grad_into(fg::sum(x * x), std::tie(both, both), x, x);
+  EXPECT_EQ(both[0], 6.0);
+  EXPECT_EQ(both[1], -2.0);
 }
 
 TEST(ValueAndGradInto, RefusesAWrongSizeBeforeWritingAnything) {
@@ -87,6 +92,33 @@ TEST(ValueAndGradInto, RefusesAWrongSizeBeforeWritingAnything) {
   EXPECT_TRUE((dy == 99.0).all());
 }
 
+TEST(ValueAndGradInto, RefusesABlockOfALargerMatrix) {
+  const fg::Var<double, fg::Shape<2, 3>> a(fg::Extents{2, 3}, {1, 2, 3, 4, 5, 6});
+  Eigen::Matrix<double, 2, 5, Eigen::RowMajor> big = Eigen::Matrix<double, 2, 5, Eigen::RowMajor>::Constant(4.0);
+  Eigen::Ref<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> block = big.leftCols(3);
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(a * a), std::tie(block), a), fg::shape_error);
+  EXPECT_TRUE((big.array() == 4.0).all()) << "the block's neighbours were written";
+}
+
+TEST(ValueAndGradInto, RefusesOperandsThatDoNotBroadcastBeforeWritingAnything) {
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0}), y({4}, {1.0, 2.0, 3.0, 4.0});
+  Eigen::ArrayXd dx = Eigen::ArrayXd::Constant(3, 99.0), dy = Eigen::ArrayXd::Constant(4, 99.0);
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(x * y), std::tie(dx, dy), x, y), fg::shape_error);
+  EXPECT_TRUE((dx == 99.0).all());
+  EXPECT_TRUE((dy == 99.0).all());
+}
+
+TEST(ValueAndGradInto, RefusesOutputsThatShareMemory) {
+  fg::Var<double, Dyn> x({2}, {1.0, 2.0});
+  const fg::Var<double, Dyn> y({2}, {3.0, 4.0});
+  auto values = x.value();  // a writable view of x's own values: zeroing it would change f
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(x * y), std::tie(values, values), x, y), fg::value_error);
+  EXPECT_EQ(x.data()[1], 2.0);
+  Eigen::ArrayXd shared = Eigen::ArrayXd::Constant(2, 8.0);
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(x * y), std::tie(shared, shared), x, y), fg::value_error);
+  EXPECT_TRUE((shared == 8.0).all());
+}
+
 TEST(ValueAndGradInto, RefusesAStridedOutput) {
   const fg::Var<double, Dyn> x({2}, {1.0, 2.0});
   Eigen::ArrayXd memory = Eigen::ArrayXd::Constant(4, 5.0);
@@ -100,12 +132,12 @@ TEST(ValueAndGradInto, AgreesWithValueAndGradOnAFloatChain) {
   const auto g = [&] { return fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)); };
   const auto [value, dx] = fg::value_and_grad(g(), x);
   Eigen::ArrayXf into(50);
-  EXPECT_EQ(fg::value_and_grad_into(g(), std::tie(into), x), value);
+  EXPECT_FLOAT_EQ(fg::value_and_grad_into(g(), std::tie(into), x), value);
   for (int i = 0; i < 50; ++i) {
     const float v = x.data()[i];
     const float by_hand = std::cos(v) * std::exp(-v * v) - 2 * v * std::sin(v) * std::exp(-v * v) + 2 * v / (1 + v * v);
     EXPECT_NEAR(into[i], by_hand, 1e-5f) << i;
-    EXPECT_EQ(into[i], dx[i]) << i;
+    EXPECT_FLOAT_EQ(into[i], dx[i]) << i;
   }
 }
 

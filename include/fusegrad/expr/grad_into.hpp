@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -39,7 +40,8 @@ concept GradientOutput = [] {
   }
 }();
 
-// An output's values, count and inner stride (a number is one value).
+// An output's values and count (a number is one value), and whether they are contiguous: unit
+// inner stride, and rows (or columns) that follow one another without gaps.
 template <class Out>
 auto* output_data(Out& out) {
   if constexpr (requires { out.data(); })
@@ -55,11 +57,18 @@ std::size_t output_size(const Out& out) {
     return 1;
 }
 template <class Out>
-std::size_t output_inner_stride(const Out& out) {
-  if constexpr (requires { out.innerStride(); })
-    return static_cast<std::size_t>(out.innerStride());
-  else
-    return 1;
+bool output_contiguous(const Out& out) {
+  if constexpr (requires { out.innerStride(); }) {
+    if (out.innerStride() != 1) return false;
+    if constexpr (!Out::IsVectorAtCompileTime) return out.outerSize() <= 1 || out.outerStride() == out.innerSize();
+  }
+  return true;
+}
+
+// Whether [a, a + n) and [b, b + m) share a value.
+template <class T>
+bool overlap(const T* a, std::size_t n, const T* b, std::size_t m) {
+  return n > 0 && m > 0 && std::less<const T*>{}(a, b + m) && std::less<const T*>{}(b, a + n);
 }
 
 template <class E, class... Outs, class... Vars>
@@ -67,46 +76,56 @@ template <class E, class... Outs, class... Vars>
                                                                               const Vars&... vars) {
   using T = typename E::value_type;  // a static expression has one scalar type: its vars' too
   constexpr std::size_t count = sizeof...(Vars);
-  if constexpr (std::is_same_v<typename E::static_shape, AnyShape>) {
-    if (f.extents().size() != 1)
-      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): f has shape " + f.extents().to_string() +
-                        ", not a scalar; reduce it (fg::sum, fg::mean)");
-  }
+  constexpr const char* where = "fusegrad::value_and_grad_into(f, gradients, vars...): ";
+  // The whole graph's extents first: operands that do not fit throw before any output is touched.
+  if (const Extents root = f.extents(); root.size() != 1)
+    throw shape_error(where + std::string("f has shape ") + root.to_string() +
+                      ", not a scalar; reduce it (fg::sum, fg::mean)");
   const std::array<const void*, count> names{&vars...};
+  const std::array<const T*, count> var_data{vars.data()...};
   const std::array<Extents, count> extents{vars.extents()...};
   const auto each_output = [&outs](auto read) {
     return std::apply([&](auto&... out) { return std::array{read(out)...}; }, outs);
   };
   const std::array<T*, count> targets = each_output([](auto& out) -> T* { return output_data(out); });
   const std::array<std::size_t, count> sizes = each_output([](auto& out) { return output_size(out); });
-  const std::array<std::size_t, count> strides = each_output([](auto& out) { return output_inner_stride(out); });
+  const std::array<bool, count> contiguous = each_output([](auto& out) { return output_contiguous(out); });
   // Every output is checked before any is written.
+  const auto gradient = [](std::size_t k) { return "gradient " + std::to_string(k); };  // for messages only
   for (std::size_t k = 0; k < count; ++k) {
     if (sizes[k] != extents[k].size())
-      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): gradient " + std::to_string(k) +
-                        " holds " + std::to_string(sizes[k]) + " values but its var has shape " +
+      throw shape_error(where + gradient(k) + " holds " + std::to_string(sizes[k]) + " values but its var has shape " +
                         extents[k].to_string() + "; size it like the var");
-    if (strides[k] != 1)
-      throw shape_error("fusegrad::value_and_grad_into(f, gradients, vars...): gradient " + std::to_string(k) +
-                        " is not contiguous (inner stride " + std::to_string(strides[k]) + ")");
+    if (!contiguous[k])
+      throw shape_error(where + gradient(k) +
+                        " is not contiguous (a strided Map or Ref, or a block of a larger matrix); pass storage "
+                        "whose values follow one another");
+    for (std::size_t j = 0; j < count; ++j) {
+      if (overlap<T>(targets[k], sizes[k], var_data[j], extents[j].size()))
+        throw value_error(where + gradient(k) + " shares memory with var " + std::to_string(j) +
+                          "'s values, which the sweep reads; write the gradient elsewhere");
+      const bool same_naming = names[j] == names[k] && targets[j] == targets[k];
+      if (j < k && !same_naming && overlap<T>(targets[k], sizes[k], targets[j], sizes[j]))
+        throw value_error(where + gradient(k) + " shares memory with gradient " + std::to_string(j) +
+                          "; give each var's gradient its own storage");
+    }
   }
   for (std::size_t k = 0; k < count; ++k) std::fill_n(targets[k], sizes[k], T(0));
 
-  using sinks_type = basic_var_sinks<std::tuple<typename Vars::value_type*...>, Vars...>;
-  sinks_type sinks{{&vars...}, [&]<std::size_t... K>(std::index_sequence<K...>){
-                                   return std::tuple<typename Vars::value_type*...>(targets[K]...);
-}
-(std::make_index_sequence<count>{})
-};  // namespace detail
-const T value = reverse_sweep(f, sinks, T(1), Extents{})[0];
+  auto sink_targets = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple<typename Vars::value_type*...>(targets[K]...);
+  }
+  (std::make_index_sequence<count>{});
+  basic_var_sinks<std::tuple<typename Vars::value_type*...>, Vars...> sinks{{&vars...}, sink_targets};
+  const T value = reverse_sweep(f, sinks, T(1), Extents{})[0];
 
-// The sweep sends a var's gradient to its first naming: a later naming of it gets a copy.
-for (std::size_t k = 1; k < count; ++k) {
-  const auto first = std::find(names.begin(), names.begin() + k, names[k]);
-  if (first != names.begin() + k) std::copy_n(targets[first - names.begin()], sizes[k], targets[k]);
+  // The sweep sends a var's gradient to its first naming: a later naming of it gets a copy.
+  for (std::size_t k = 1; k < count; ++k) {
+    const std::size_t first = std::size_t(std::find(names.begin(), names.begin() + k, names[k]) - names.begin());
+    if (first != k && targets[first] != targets[k]) std::copy_n(targets[first], sizes[k], targets[k]);
+  }
+  return value;
 }
-return value;
-}  // namespace fusegrad
 
 template <class E, class... Outs, class... Vars>
 typename E::value_type value_and_grad_into_shared(const E& f, std::tuple<Outs&...> outs, const Vars&... vars) {
@@ -119,8 +138,11 @@ typename E::value_type value_and_grad_into_shared(const E& f, std::tuple<Outs&..
 /// `double v = fg::value_and_grad_into(f, std::tie(dx, dy), x, y);`. An output is a number for a
 /// Shape<> var, else contiguous storage holding as many values as its var, in the var's row-major
 /// order (an Eigen vector, a row-major matrix, an array, a Map over a std::vector or a Ref); it is
-/// overwritten. Nothing is allocated, at any size: a training loop that reuses its buffers never
-/// touches the heap. Sizes are checked before anything is written (fusegrad::shape_error).
+/// overwritten. For element-wise chains and their full reductions nothing is allocated, at any size:
+/// a training loop that reuses its buffers never touches the heap (materialised ops such as matmul
+/// and reductions over some axes still use scratch of their own). Sizes, contiguity, memory shared
+/// with a var or another output, and f's shapes are checked before anything is written
+/// (fusegrad::shape_error, fusegrad::value_error).
 template <Differentiable E, class... Outs, class... Vars>
 [[gnu::always_inline]] inline auto value_and_grad_into(const E& f, std::tuple<Outs&...> gradients,
                                                        const Vars&... vars) {
