@@ -83,8 +83,7 @@ TEST(GradientBenchmarks, RefusesAHandWrittenFunctionWithAnotherValue) {
     benchmarks.handwritten(weighted_by_hand(-1, 0.5));
     FAIL() << "a value off by 0.5 was accepted";
   } catch (const fg::value_error& e) {
-    EXPECT_NE(std::string(e.what()).find("returned 16.25, fusegrad computes 15.75"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("returned 16.25, fusegrad computes 15.75"), std::string::npos) << e.what();
   }
 }
 
