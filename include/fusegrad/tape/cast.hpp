@@ -11,7 +11,6 @@
 
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/error.hpp>
-#include <fusegrad/graphviz/tape_picture.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
@@ -96,8 +95,8 @@ class cast_node final : public node<To> {
     const backward_root<From> root{source_.get(), nullptr};
     release_graph(std::span<const backward_root<From>>(&root, 1));
   }
-  void add_across_to_picture(tape_picture& picture, const std::string& box) const override {
-    if (source_) picture.dot.edge(draw_graph(*source_, picture), box);
+  void visit_across(across_visitor& visitor) const override {
+    if (source_) visitor.visit(*source_);
   }
 
  private:

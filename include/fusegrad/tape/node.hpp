@@ -29,7 +29,17 @@ struct node;
 template <class T>
 struct gradient_capture;
 struct graph_walk;
-struct tape_picture;
+
+// Called with the tensor of the other scalar type that a cast node reads (fusegrad's tensors
+// are float or double), so code that draws or inspects graphs crosses casts without the tape
+// knowing about it.
+struct across_visitor {
+  virtual void visit(const tensor_impl<float>& source) = 0;
+  virtual void visit(const tensor_impl<double>& source) = 0;
+
+ protected:
+  ~across_visitor() = default;
+};
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
@@ -153,8 +163,9 @@ struct node : ref_counted<node<T>> {
   virtual void walk_across(graph_walk& /*walk*/) const {}
   /// Releases the other scalar type's graph (release_graph in tape/backward.hpp).
   virtual void release_across() {}
-  /// Draws the other scalar type's graph, and its edge into `box`, this node's box (fg::to_dot).
-  virtual void add_across_to_picture(tape_picture& /*picture*/, const std::string& /*box*/) const {}
+  /// Shows `visitor` the tensor of the other scalar type this node reads, if it still holds it
+  /// (fg::to_dot draws that tensor's graph).
+  virtual void visit_across(across_visitor& /*visitor*/) const {}
 
  private:
   friend class ref_counted<node>;
