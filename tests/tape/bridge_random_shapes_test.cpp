@@ -1,5 +1,5 @@
-// tape/bridge_random_shapes_test.cpp -- random chains of blocks that reshape, permute, broadcast, slice, index,
-// compare and select (support/random_chains.hpp): each block gives back a tensor of u's shape, so they chain.
+// tape/bridge_random_shapes_test.cpp -- random programs of blocks that reshape, permute, broadcast, slice, index,
+// compare and select (support/random_programs.hpp): each block gives back a tensor of u's shape, so they nest.
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
@@ -15,7 +15,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
-#include "support/random_chains.hpp"
+#include "support/random_programs.hpp"
 
 namespace {
 
@@ -24,7 +24,7 @@ using fg::Extents;
 using fg::test::Block;
 
 // Where the steps and kinks are: sin(u) and cos(u) against 1/pi, 1/e and 1/sqrt(2), which no
-// chain of these blocks over multiples of 1/8 meets (bridge_random_structured_test.cpp says why).
+// program of these blocks over multiples of 1/8 meets (bridge_random_structured_test.cpp says why).
 constexpr double one_over_pi = std::numbers::inv_pi;
 constexpr double one_over_e = 1 / std::numbers::e;
 constexpr double one_over_sqrt2 = 1 / std::numbers::sqrt2;
@@ -118,6 +118,6 @@ struct ShapeBlocks {
 static_assert(std::size(ShapeBlocks::table) == 14, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<ShapeBlocks>();
 
-RC_GTEST_PROP(BridgeRandom, ShapeChainsAgree, ()) { fg::test::check_random_chain<ShapeBlocks>(); }
+RC_GTEST_PROP(BridgeRandom, ShapeProgramsAgree, ()) { fg::test::check_random_program<ShapeBlocks>(); }
 
 }  // namespace

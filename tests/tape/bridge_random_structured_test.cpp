@@ -1,5 +1,5 @@
-// tape/bridge_random_structured_test.cpp -- random chains of blocks with kinks, extrema, running sums and matrix
-// products (support/random_chains.hpp), and the test that the block tables together draw every operation.
+// tape/bridge_random_structured_test.cpp -- random programs of blocks with kinks, extrema, running sums and matrix
+// products (support/random_programs.hpp), and the test that the block tables together draw every operation.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,7 +18,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
-#include "support/random_chains.hpp"
+#include "support/random_programs.hpp"
 
 namespace {
 
@@ -26,9 +26,9 @@ namespace fg = fusegrad;
 using fg::test::Block;
 
 // Where the kinks are. Leaves hold multiples of 1/8 and blocks add and multiply them and their
-// constants, so a kink at a fixed point of u (abs at u = -c) is met exactly by some chain, and
+// constants, so a kink at a fixed point of u (abs at u = -c) is met exactly by some program, and
 // central differences straddle it. The kinked ops therefore read sin(u) or cos(u), offset by
-// 1/pi, 1/e or 1/sqrt(2): no chain of these blocks gives sin or cos of its value equal to such a
+// 1/pi, 1/e or 1/sqrt(2): no program of these blocks gives sin or cos of its value equal to such a
 // number.
 constexpr double abs_kink = std::numbers::inv_pi;
 constexpr double relu_kink = 1 / std::numbers::e;
@@ -106,7 +106,7 @@ struct StructuredBlocks {
 static_assert(std::size(StructuredBlocks::table) == 11, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<StructuredBlocks>();
 
-RC_GTEST_PROP(BridgeRandom, StructuredChainsAgree, ()) { fg::test::check_random_chain<StructuredBlocks>(); }
+RC_GTEST_PROP(BridgeRandom, StructuredProgramsAgree, ()) { fg::test::check_random_program<StructuredBlocks>(); }
 
 // Every operation of ops.hpp appears in some block of this executable's tables: an op added to
 // the library without a block fails here, by name.
@@ -116,7 +116,7 @@ TEST(BridgeRandom, TheBlocksDrawEveryOperation) {
   ASSERT_GE(fg::test::block_tables().size(), 2u) << "both block tables registered";
   auto expect_drawn = [&](auto op) {
     const std::string name(decltype(op)::name);
-    EXPECT_TRUE(drawn.contains(name)) << "no random-chain block records " << name
+    EXPECT_TRUE(drawn.contains(name)) << "no random-program block records " << name
                                       << "; add one to a table in tests/tape/bridge_random*_test.cpp";
   };
   boost::mp11::mp_for_each<fg::unary_ops>(expect_drawn);

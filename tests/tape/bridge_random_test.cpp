@@ -1,5 +1,5 @@
-// tape/bridge_random_test.cpp -- random chains of smooth element-wise blocks and reductions
-// (support/random_chains.hpp): fused == taped == central differences == complex step.
+// tape/bridge_random_test.cpp -- random programs of smooth element-wise blocks and reductions
+// (support/random_programs.hpp): fused == taped == central differences == complex step.
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -11,7 +11,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
-#include "support/random_chains.hpp"
+#include "support/random_programs.hpp"
 
 namespace {
 
@@ -31,13 +31,13 @@ struct SmoothBlocks {
       {"sigmoid(u - a)", 2, true, true},
       {"cos(u) * u", 2, true, false},
       {"exp(-(u * u))", 3, true, false},
-      {"u / (1 + a * a)", 3, true, true},
-      {"sqrt(1 + u * u)", 3, true, false},
-      {"log(2 + sin(u))", 3, true, false},
+      {"u / (1.0 + a * a)", 3, true, true},
+      {"sqrt(1.0 + u * u)", 3, true, false},
+      {"log(2.0 + sin(u))", 3, true, false},
       {"expm1(sin(u)) * a", 3, true, true},
-      {"reciprocal(2 + cos(u))", 3, true, false},
+      {"reciprocal(2.0 + cos(u))", 3, true, false},
       {"tan(0.5 * sin(u))", 3, true, false},
-      {"pow(1 + u * u, a)", 4, true, true},
+      {"pow(1.0 + u * u, a)", 4, true, true},
       {"u - mean(u)", 2, true, false},
       {"u * sum(a)", 2, true, false},
       {"u - logsumexp(u)", 2, true, false},
@@ -106,6 +106,6 @@ struct SmoothBlocks {
 static_assert(std::size(SmoothBlocks::table) == 23, "apply() has one case per block of the table");
 [[maybe_unused]] const bool registered = fg::test::register_block_table<SmoothBlocks>();
 
-RC_GTEST_PROP(BridgeRandom, FusedTapedAndFiniteDifferencesAgree, ()) { fg::test::check_random_chain<SmoothBlocks>(); }
+RC_GTEST_PROP(BridgeRandom, FusedTapedAndFiniteDifferencesAgree, ()) { fg::test::check_random_program<SmoothBlocks>(); }
 
 }  // namespace
