@@ -16,7 +16,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -60,35 +59,46 @@ concept BlockTable = requires(const BasicTensor<double>& t) {
   B::apply(0, t, t, [](const auto& e) { return BasicTensor<double>(e); });
 };
 
+// Where the token of a block's text that starts at i ends: a string literal, an identifier or a
+// number, or one character.
+constexpr std::size_t token_end(std::string_view text, std::size_t i) {
+  const auto is_word = [&](std::size_t k) {
+    if (k >= text.size()) return false;
+    const char c = text[k];
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (c == '.' && text[i] >= '0' && text[i] <= '9');
+  };
+  if (text[i] == '"') {
+    std::size_t close = i + 1;
+    while (close < text.size() && text[close] != '"') ++close;
+    return close < text.size() ? close + 1 : text.size();
+  }
+  if (!is_word(i)) return i + 1;
+  std::size_t stop = i;
+  while (is_word(stop)) ++stop;
+  return stop;
+}
+
 /// `text` with its identifiers u and a replaced by `u` and `a` (string literals left alone).
 inline std::string substitute_operands(std::string_view text, std::string_view u, std::string_view a) {
   std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto is_word = [&](std::size_t k) {
-      return k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_');
-    };
-    if (text[i] == '"') {  // a string literal, copied whole
-      const std::size_t close = text.find('"', i + 1);
-      const std::size_t stop = close == std::string_view::npos ? text.size() : close + 1;
-      out.append(text.substr(i, stop - i));
-      i = stop;
-    } else if (is_word(i)) {  // an identifier or a number
-      std::size_t stop = i;
-      while (is_word(stop) ||
-             (stop < text.size() && text[stop] == '.' && std::isdigit(static_cast<unsigned char>(text[i]))))
-        ++stop;
-      const std::string_view word = text.substr(i, stop - i);
-      out.append(word == "u" ? u : word == "a" ? a : word);
-      i = stop;
-    } else {
-      out.push_back(text[i++]);
-    }
+  for (std::size_t i = 0, stop = 0; i < text.size(); i = stop) {
+    stop = token_end(text, i);
+    const std::string_view token = text.substr(i, stop - i);
+    out.append(token == "u" ? u : token == "a" ? a : token);
   }
   return out;
 }
 
 /// Whether the block's expression reads its operand a.
-inline bool reads_a(const Block& block) { return substitute_operands(block.text, "u", "") != block.text; }
+constexpr bool reads_a(const Block& block) {
+  const std::string_view text = block.text;
+  for (std::size_t i = 0, stop = 0; i < text.size(); i = stop) {
+    stop = token_end(text, i);
+    if (text.substr(i, stop - i) == "a") return true;
+  }
+  return false;
+}
 
 struct ProgramNode {
   int block = -1;  // the block of an inner node; -1 for a leaf

@@ -1,0 +1,395 @@
+// support/random_static_programs.hpp -- random programs in the static layer: expression trees of blocks drawn at
+// compile time from a seed, with static and dyn axes, checked static == fused tape node == taped == gradcheck.
+//
+// A static expression's type is its program, so the programs are drawn by a constexpr generator (the same
+// growth as gen_program in support/random_programs.hpp, with a seeded generator instead of RapidCheck's) and
+// each seed is one type. Leaves are Vars or Consts whose shapes broadcast to one shape, each axis static or dyn
+// in the type. RapidCheck then draws the values (multiples of 1/8) and an upstream r, and checks the gradient
+// of sum(r * program) four ways: value_and_grad on the static expression; the same expression over Tensors
+// recorded as ONE fused tape node; fg::taped (a node per operation); fg::gradcheck of the static function
+// (the complex step when every block is analytic, central differences otherwise). A failure prints the seed,
+// the leaves' types and the program as C++.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <rapidcheck.h>
+#include <Eigen/Core>
+
+#include <fusegrad/check/gradcheck.hpp>
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/random_programs.hpp"
+
+namespace fusegrad::test {
+
+inline constexpr std::size_t max_static_rank = 2;
+inline constexpr std::size_t max_static_nodes = 24;
+inline constexpr std::size_t max_static_leaves = 12;
+
+struct static_extents {
+  std::size_t rank = 0;
+  std::size_t extent[max_static_rank]{};
+  friend constexpr bool operator==(const static_extents&, const static_extents&) = default;
+};
+
+struct static_leaf {
+  static_extents shape;
+  bool dyn[max_static_rank]{};  // the axes whose extent the type leaves to run time
+  bool var = true;              // a Var (takes a gradient) or a Const
+};
+
+struct static_program {
+  std::size_t node_count = 0;
+  ProgramNode nodes[max_static_nodes]{};  // children before parents; the last is the root
+  std::size_t leaf_count = 0;
+  static_leaf leaves[max_static_leaves]{};
+};
+
+// splitmix64: a small generator whose every step is a constant expression.
+struct constexpr_random {
+  std::uint64_t state;
+  constexpr std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  constexpr std::size_t below(std::size_t n) { return std::size_t(next() % n); }
+  constexpr bool coin() { return (next() >> 63) != 0; }
+};
+
+// The growth of gen_program, at compile time: a node of shape s is a leaf of shape s (an earlier leaf
+// of that shape, or a new one), or (two times in three) a block that fits s's rank and the operations
+// left, with subtrees for u and a. Capacity runs out before the generator does only for blocks of one operation; then
+// the node is a leaf.
+template <BlockTable B>
+struct static_program_builder {
+  constexpr_random random;
+  static_program program{};
+  int left = 0;
+
+  constexpr static_extents operand_shape(const static_extents& big) {
+    const std::size_t drop = random.below(big.rank + 1);
+    static_extents out;
+    for (std::size_t i = drop; i < big.rank; ++i) out.extent[out.rank++] = random.coin() ? big.extent[i] : 1;
+    return out;
+  }
+
+  constexpr int add_node(const ProgramNode& n) {
+    program.nodes[program.node_count] = n;
+    return int(program.node_count++);
+  }
+
+  constexpr int add_leaf(const static_extents& shape) {
+    ProgramNode leaf;
+    std::size_t same[max_static_leaves]{}, same_count = 0;
+    for (std::size_t k = 0; k < program.leaf_count; ++k)
+      if (program.leaves[k].shape == shape) same[same_count++] = k;
+    if ((same_count && random.coin()) || program.leaf_count == max_static_leaves) {
+      leaf.leaf = int(same_count ? same[random.below(same_count)] : random.below(program.leaf_count));
+      if (!same_count) leaf.leaf = 0;  // unreachable for the seeds used: 12 leaves take more operations than 8
+    } else {
+      static_leaf& l = program.leaves[program.leaf_count];
+      l.shape = shape;
+      for (std::size_t i = 0; i < shape.rank; ++i) l.dyn[i] = random.below(3) == 0;
+      l.var = program.leaf_count == 0 || random.coin();
+      leaf.leaf = int(program.leaf_count++);
+    }
+    return add_node(leaf);
+  }
+
+  constexpr int grow(const static_extents& shape, const static_extents& big, bool root) {
+    int fitting[64]{};
+    int fitting_count = 0;
+    for (std::size_t b = 0; b < B::blocks.size(); ++b) {
+      const Block& block = B::blocks[b];
+      if ((block.ops <= left || root) && block.min_rank <= shape.rank && shape.rank <= block.max_rank)
+        fitting[fitting_count++] = int(b);
+    }
+    const bool room = program.node_count + 2 * std::size_t(left + 1) < max_static_nodes;
+    if (!fitting_count || !room || (!root && (left <= 0 || random.below(3) == 0))) return add_leaf(shape);
+    ProgramNode n;
+    n.block = fitting[random.below(std::size_t(fitting_count))];
+    const Block& block = B::blocks[std::size_t(n.block)];
+    left -= block.ops;
+    if (!reads_a(block)) {
+      n.u = grow(shape, big, false);
+    } else if (!block.broadcasts_with_a) {
+      n.u = grow(shape, big, false);
+      n.a = grow(operand_shape(big), big, false);
+    } else if (random.coin()) {
+      n.u = grow(operand_shape(shape), big, false);
+      n.a = grow(shape, big, false);
+    } else {
+      n.u = grow(shape, big, false);
+      n.a = grow(operand_shape(shape), big, false);
+    }
+    return add_node(n);
+  }
+};
+
+/// The program of a seed: about 4 to 10 operations, over leaves of rank 0 to 2 (mostly 2).
+template <BlockTable B>
+constexpr static_program make_static_program(std::uint64_t seed) {
+  static_program_builder<B> builder{constexpr_random{seed}};
+  static_extents big;
+  constexpr std::size_t ranks[] = {0, 1, 2, 2};
+  big.rank = ranks[builder.random.below(4)];
+  for (std::size_t i = 0; i < big.rank; ++i) big.extent[i] = 1 + builder.random.below(3);
+  builder.left = 4 + int(builder.random.below(7));
+  builder.grow(big, big, true);
+  return builder.program;
+}
+
+template <BlockTable B, std::uint64_t Seed>
+inline constexpr static_program static_program_of = make_static_program<B>(Seed);
+
+/// The n-th seed (from 0) whose program has 3 to 6 blocks: programs worth their compile time.
+template <BlockTable B>
+constexpr std::uint64_t nth_program_seed(std::size_t n) {
+  for (std::uint64_t seed = 1;; ++seed) {
+    const static_program p = make_static_program<B>(seed);
+    std::size_t blocks = 0;
+    for (std::size_t k = 0; k < p.node_count; ++k) blocks += p.nodes[k].block >= 0;
+    if (blocks >= 3 && blocks <= 6 && n-- == 0) return seed;
+  }
+}
+
+/// One program of B's blocks, from Seed, in the static layer and on the tape.
+template <BlockTable B, std::uint64_t Seed>
+struct random_static_program {
+  static constexpr const static_program& program = static_program_of<B, Seed>;
+
+  // The static shape of leaf K: its extents, with dyn on its dyn axes.
+  template <std::size_t K, std::size_t... I>
+  static auto leaf_shape(std::index_sequence<I...>)
+      -> Shape<(program.leaves[K].dyn[I] ? dyn : program.leaves[K].shape.extent[I])...>;
+  template <std::size_t K>
+  using shape_of_leaf = decltype(leaf_shape<K>(std::make_index_sequence<program.leaves[K].shape.rank>{}));
+
+  // Var indices: the position of leaf K among the program's Vars.
+  static constexpr std::size_t var_index(std::size_t k) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < k; ++i) n += program.leaves[i].var;
+    return n;
+  }
+  static constexpr std::size_t var_count = var_index(program.leaf_count);
+
+  // Node K over `leaves`, a tuple with one entry per leaf (a Var or Const lvalue, which the expression
+  // references, or a Tensor, which it copies).
+  template <std::size_t K, class Leaves>
+  static auto build(const Leaves& leaves) {
+    constexpr ProgramNode n = program.nodes[K];
+    constexpr std::size_t u = std::size_t(n.u), a = std::size_t(n.a < 0 ? n.u : n.a);
+    const auto operand = [&]<std::size_t M>() -> decltype(auto) {
+      if constexpr (program.nodes[M].block < 0)
+        return std::get<std::size_t(program.nodes[M].leaf)>(leaves);
+      else
+        return build<M>(leaves);
+    };
+    return B::template expression<std::size_t(n.block)>(operand.template operator()<u>(),
+                                                        operand.template operator()<a>());
+  }
+  static constexpr std::size_t root = program.node_count - 1;
+
+  // The values of every leaf (row-major) and the upstream r.
+  struct case_values {
+    std::vector<Eigen::ArrayXd> leaves;
+    Eigen::ArrayXd upstream;
+  };
+
+  static Extents extents_of_leaf(std::size_t k) {
+    const static_leaf& l = program.leaves[k];
+    return Extents(std::span<const std::size_t>(l.shape.extent, l.shape.rank));
+  }
+
+  // Leaf K as the static layer's Var or Const of scalar type T.
+  template <std::size_t K, class T>
+  static auto static_leaf_of(const case_values& v) {
+    using S = shape_of_leaf<K>;
+    auto make = [&]<template <class, class, class> class Leaf>() {
+      Leaf<T, S, owning> leaf(extents_of_leaf(K));
+      leaf.value() = v.leaves[K].template cast<T>();
+      return leaf;
+    };
+    if constexpr (program.leaves[K].var)
+      return make.template operator()<Var>();
+    else
+      return make.template operator()<Const>();
+  }
+
+  // The Consts of scalar type T, at their leaves' places in a tuple (0 at a Var's place): they
+  // outlive the expressions that reference them.
+  template <class T>
+  static auto make_consts(const case_values& v) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::make_tuple([&] {
+        if constexpr (program.leaves[K].var)
+          return 0;
+        else
+          return static_leaf_of<K, T>(v);
+      }()...);
+    }
+    (std::make_index_sequence<program.leaf_count>{});
+  }
+  struct consts {
+    decltype(make_consts<double>(std::declval<const case_values&>())) real;
+    decltype(make_consts<std::complex<double>>(std::declval<const case_values&>())) complex;
+  };
+
+  // sum(r * program) as a function of the Vars, in double or complex (gradcheck's complex step).
+  static auto function(const case_values& v, const consts& c) {
+    return [&v, &c](const auto&... vars) {
+      using T = typename std::remove_cvref_t<decltype((vars, ...))>::value_type;
+      const auto var_refs = std::forward_as_tuple(vars...);
+      const auto& const_leaves = [&]() -> const auto& {
+        if constexpr (std::is_same_v<T, double>)
+          return c.real;
+        else
+          return c.complex;
+      }
+      ();
+      const auto leaves = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::forward_as_tuple([&]() -> decltype(auto) {
+          if constexpr (program.leaves[K].var)
+            return std::get<var_index(K)>(var_refs);
+          else
+            return std::get<K>(const_leaves);
+        }()...);
+      }
+      (std::make_index_sequence<program.leaf_count>{});
+      auto tree = build<root>(leaves);
+      using root_shape = typename decltype(tree)::static_shape;
+      Const<T, root_shape, owning> r(tree.extents());
+      r.value() = v.upstream.template cast<T>();
+      return sum(std::move(tree) * std::move(r));
+    };
+  }
+};
+
+// The leaves' types and the program as C++, for a failure's report.
+template <BlockTable B, std::uint64_t Seed>
+std::string describe_static_program(const std::vector<Eigen::ArrayXd>& values) {
+  const static_program& program = static_program_of<B, Seed>;
+  std::ostringstream out;
+  out << "static program of seed " << Seed << "; in the static layer,";
+  for (std::size_t k = 0; k < program.leaf_count; ++k) {
+    const static_leaf& l = program.leaves[k];
+    out << (k ? ", " : " ") << "x" << k << " is a " << (l.var ? "Var" : "Const") << "<double, Shape<";
+    for (std::size_t i = 0; i < l.shape.rank; ++i)
+      out << (i ? ", " : "") << (l.dyn[i] ? std::string("dyn") : std::to_string(l.shape.extent[i]));
+    out << ">>";
+  }
+  ProgramCase p;
+  p.blocks = B::blocks;
+  p.nodes.assign(program.nodes, program.nodes + program.node_count);
+  for (std::size_t k = 0; k < program.leaf_count; ++k) {
+    const static_leaf& l = program.leaves[k];
+    p.shapes.emplace_back(std::span<const std::size_t>(l.shape.extent, l.shape.rank));
+    p.values.push_back(values[k]);
+    p.requires_grad.push_back(l.var);
+  }
+  out << "\n";
+  showValue(p, out);
+  return out.str();
+}
+
+/// The property for one program: values drawn by RapidCheck; the gradient of sum(r * program) from
+/// value_and_grad, from one fused tape node and from fg::taped agree to rounding, and gradcheck passes.
+template <BlockTable B, std::uint64_t Seed>
+void check_random_static_program() {
+  using P = random_static_program<B, Seed>;
+  constexpr std::size_t leaf_count = P::program.leaf_count;
+  typename P::case_values v;
+  for (std::size_t k = 0; k < leaf_count; ++k) v.leaves.push_back(*gen_leaf_values(P::extents_of_leaf(k).size()));
+
+  std::array<BasicTensor<double>, leaf_count> tensors;
+  for (std::size_t k = 0; k < leaf_count; ++k) {
+    tensors[k] = BasicTensor<double>::from(v.leaves[k], P::extents_of_leaf(k));
+    if (P::program.leaves[k].var) tensors[k].requires_grad_();
+  }
+  Extents out_shape;
+  {
+    NoGradGuard guard;
+    out_shape = BasicTensor<double>(P::template build<P::root>(tensors)).shape();
+  }
+  v.upstream = *gen_leaf_values(out_shape.size());
+  RC_LOG() << describe_static_program<B, Seed>(v.leaves) << "\n";
+
+  // The static layer.
+  const auto vars = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple_cat([&] {
+      if constexpr (P::program.leaves[K].var)
+        return std::make_tuple(P::template static_leaf_of<K, double>(v));
+      else
+        return std::tuple<>();
+    }()...);
+  }
+  (std::make_index_sequence<leaf_count>{});
+  const typename P::consts consts{P::template make_consts<double>(v), P::template make_consts<std::complex<double>>(v)};
+  const auto f = P::function(v, consts);
+  const auto static_result = std::apply(
+      [&](const auto&... x) {
+        auto all = value_and_grad(f(x...), x...);
+        const auto flat = [](const auto& g) {
+          if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(g)>>)
+            return Eigen::ArrayXd::Constant(1, g).eval();
+          else
+            return Eigen::ArrayXd(Eigen::Map<const Eigen::ArrayXd>(g.data(), g.size()));
+        };
+        return std::apply(
+            [&](double value, const auto&... g) {
+              return std::make_pair(value, std::vector<Eigen::ArrayXd>{flat(g)...});
+            },
+            all);
+      },
+      vars);
+  const double value = static_result.first;
+  const std::vector<Eigen::ArrayXd>& static_grads = static_result.second;
+
+  // One fused tape node, and a node per operation.
+  const auto tape_grads = [&](bool taped) {
+    for (auto& t : tensors) t.zero_grad();
+    const auto expr = P::template build<P::root>(tensors);
+    const BasicTensor<double> out = taped ? fusegrad::taped(expr) : BasicTensor<double>(expr);
+    const double tape_value = (out.eigen() * v.upstream).sum();
+    require_close(Eigen::ArrayXd::Constant(1, tape_value), Eigen::ArrayXd::Constant(1, value), 1e-12,
+                  taped ? "taped value" : "fused node value");
+    out.backward(BasicTensor<double>::from(v.upstream, out.shape()));
+    std::vector<Eigen::ArrayXd> grads;
+    for (std::size_t k = 0; k < leaf_count; ++k)
+      if (P::program.leaves[k].var) {
+        const BasicTensor<double> g = tensors[k].grad();
+        grads.push_back(g.defined() ? Eigen::ArrayXd(g.eigen())
+                                    : Eigen::ArrayXd::Zero(Eigen::Index(tensors[k].numel())));
+      }
+    return grads;
+  };
+  for (const bool taped : {false, true}) {
+    const std::vector<Eigen::ArrayXd> grads = tape_grads(taped);
+    for (std::size_t k = 0; k < grads.size(); ++k)
+      require_close(grads[k], static_grads[k], 1e-12,
+                    std::string(taped ? "taped" : "fused node") + " vs static gradient of var " + std::to_string(k));
+  }
+
+  // The references: the complex step, or central differences.
+  const GradcheckReport report = std::apply([&](const auto&... x) { return gradcheck(f, x...); }, vars);
+  if (!report.passed) {
+    std::ostringstream text;
+    text << report;
+    RC_FAIL(text.str());
+  }
+}
+
+}  // namespace fusegrad::test
