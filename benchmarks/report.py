@@ -24,6 +24,7 @@ VARIANTS = ("handwritten", "fused", "tape_fused", "taped", "libtorch")
 LABELS = {"handwritten": "hand-written", "fused": "fused", "tape_fused": "tape_fused", "taped": "taped",
           "libtorch": "LibTorch"}
 SUITE = ("B1", "B2", "B3", "B4", "B5")
+ROOTS = {"R1": "-sum(f)", "R2": "sum(f) / n", "R3": "0.5 * mean(e * e) + 0.01 * sum(w * w)"}  # linear_roots.cpp
 COUNTERS = ("alloc_bytes", "alloc_blocks", "peak_bytes")
 
 
@@ -139,7 +140,7 @@ def suite_tables(fig, torch_built):
 def other_tables(fig):
     """Cases outside B1-B5 (einsum E1-E3, the optimiser O1) and variants outside the main table."""
     lines = []
-    others = [k for k in fig.keys if k[0] not in SUITE]
+    others = [k for k in fig.keys if k[0] not in SUITE and k[0] not in ROOTS]
     if others:
         lines += ["| case | N | variant | time | / hand-written |", "|---|---:|---|---:|---:|"]
         for key in others:
@@ -154,6 +155,22 @@ def other_tables(fig):
     return lines
 
 
+def root_table(fig):
+    """R1-R3: a linear root against the bare reductions of the same chains, per layer."""
+    keys = [k for k in fig.keys if k[0] in ROOTS]
+    if not keys:
+        return []
+    lines = ["| case | root | N | fused | bare | fused / bare | tape_fused | bare | tape_fused / bare |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key in keys:
+        cells = []
+        for v in ("fused", "tape_fused"):
+            cells += [microseconds(fig.time(key, v)), microseconds(fig.time(key, "bare_" + v)),
+                      number(fig.ratio(key, v, "bare_" + v))]
+        lines.append(f"| {key[0]} | `{ROOTS[key[0]]}` | {key[1]} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def target_verdicts(fig, torch_built):
     """The suite's targets, each met or missed, from the ratios of the table."""
     met, missed = [], []
@@ -163,6 +180,12 @@ def target_verdicts(fig, torch_built):
 
     for key in fig.keys:
         case, n = key
+        if case in ROOTS:
+            for v in ("fused", "tape_fused"):
+                r = fig.ratio(key, v, "bare_" + v)
+                if r is not None:
+                    judge(r <= 1.05, f"{case} N={n}: `{ROOTS[case]}` {v} / bare {r:.2f} (target ≤ 1.05)")
+            continue
         if case not in SUITE:
             continue
         if torch_built:
@@ -353,7 +376,7 @@ def main():
     nodes = per_node_lines(runs, read_runs(args.runs, "min"))
     if not args.report:
         print(f"Medians over {len(runs)} run(s).\n")
-        print("\n".join(tables + [""] + other_tables(fig) + [""] + nodes))
+        print("\n".join(tables + [""] + root_table(fig) + [""] + other_tables(fig) + [""] + nodes))
         print("\nTargets missed:\n" + "\n".join(f"- {m}" for m in missed) if missed else "\nEvery target met.")
         return
 
@@ -394,6 +417,12 @@ def main():
                 "allocated, and the most bytes of those blocks live at once.", ""] + memory + [""]
     if args.compile and os.path.exists(args.compile):
         out += ["## Compile cost", ""] + compile_table(args.compile) + [""]
+    roots = root_table(fig)
+    if roots:
+        out += ["## Linear roots", "",
+                "R1–R3 (`linear_roots.cpp`): a scalar root built linearly from full sums and means, against the bare "
+                "reductions of the same element-wise chains (R1, R2: `sum(f)`; R3: `sum(e * e)` and `sum(w * w)`, "
+                "each its own gradient), with f = B1's chain and e = x * w - y.", ""] + roots + [""]
     others = other_tables(fig)
     if others:
         out += ["## Other cases", "", "einsum E1–E3 (`einsum.md`), the Adam step O1 (`optim.md`).", ""] + others + [""]

@@ -1,5 +1,5 @@
 // support/expect_array.hpp -- expect_array_near(actual, {expected...}): a flat result against numbers written out by
-// hand.
+// hand, or against an Eigen array.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +28,16 @@ void expect_array_near(const A& actual, std::initializer_list<double> expected, 
       EXPECT_NEAR(double(actual[Eigen::Index(i)]), e, tolerance * std::max(1.0, std::abs(e))) << "at index " << i;
       ++i;
     }
+  }
+}
+
+/// The same against an Eigen array of expected values (a closed form computed with Eigen).
+template <class A, class Derived>
+void expect_array_near(const A& actual, const Eigen::ArrayBase<Derived>& expected, double tolerance = 0) {
+  ASSERT_EQ(Eigen::Index(actual.size()), expected.size()) << "wrong number of elements";
+  for (Eigen::Index i = 0; i < expected.size(); ++i) {
+    const double e = double(expected.derived().coeff(i));
+    EXPECT_NEAR(double(actual.data()[i]), e, tolerance * std::max(1.0, std::abs(e))) << "at index " << i;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/leaf.hpp>
+#include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
 #include <fusegrad/expr/visit.hpp>
@@ -102,25 +103,60 @@ struct var_sinks : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...> 
 
 // The reverse sweep of a sum or mean of an element-wise chain from ONE upstream value:
 // the chain's upstream is known before its values are, so forward and reverse share one
-// loop, each block evaluated and differentiated in one visit. Returns the root's value.
-template <class E, class Sinks>
-  requires(E::kind == node_kind::materialized && LinearFullReduction<typename E::op>)
+// loop, each block evaluated and differentiated in one visit. Returns the root's value. A
+// linear root above such reductions (-sum(f), 0.5 * mean(g) + c * sum(h)) hands each of them
+// the upstream its linear ops give, so every chain is still swept once.
+template <LinearRoot E, class Sinks>
 [[gnu::always_inline]] inline typename E::value_type reduce_and_sweep(const E& expr, Sinks& sinks,
                                                                       typename E::value_type upstream) {
   using T = typename E::value_type;
-  using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
-  const X& chain = std::get<0>(expr.args);
-  const Extents chain_extents = chain.extents();
-  const T scale = E::op::template scale<T>(chain_extents.size());
-  sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
-  state.forward();
-  const T seed = upstream * scale;
-  segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
-  up.load();
-  T total(0);
-  run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
-  state.finish();
-  return total * scale;
+  if constexpr (E::kind == node_kind::materialized) {
+    using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
+    const X& chain = std::get<0>(expr.args);
+    const Extents chain_extents = chain.extents();
+    const T scale = E::op::template scale<T>(chain_extents.size());
+    sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
+    state.forward();
+    const T seed = upstream * scale;
+    segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
+    up.load();
+    T total(0);
+    run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
+    state.finish();
+    return total * scale;
+  } else if constexpr (std::is_same_v<typename E::op, negate_op>) {
+    return -reduce_and_sweep(expr.x, sinks, -upstream);
+  } else {
+    using Op = typename E::op;
+    constexpr bool lhs_is_root = LinearRoot<node_t<decltype(expr.lhs)>>;
+    constexpr bool rhs_is_root = LinearRoot<node_t<decltype(expr.rhs)>>;
+    const auto number = [](const auto& leaf) { return T(leaf.data()[0]); };
+    if constexpr (std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op>) {
+      constexpr bool minus = std::is_same_v<Op, sub_op>;
+      const T right_upstream = minus ? -upstream : upstream;
+      T left(0), right(0);
+      if constexpr (lhs_is_root)
+        left = reduce_and_sweep(expr.lhs, sinks, upstream);
+      else
+        left = number(expr.lhs);
+      if constexpr (rhs_is_root)
+        right = reduce_and_sweep(expr.rhs, sinks, right_upstream);
+      else
+        right = number(expr.rhs);
+      return minus ? left - right : left + right;
+    } else if constexpr (std::is_same_v<Op, mul_op>) {
+      if constexpr (lhs_is_root) {
+        const T c = number(expr.rhs);
+        return reduce_and_sweep(expr.lhs, sinks, upstream * c) * c;
+      } else {
+        const T c = number(expr.lhs);
+        return c * reduce_and_sweep(expr.rhs, sinks, c * upstream);
+      }
+    } else {  // r / c
+      const T c = number(expr.rhs);
+      return reduce_and_sweep(expr.lhs, sinks, upstream / c) / c;
+    }
+  }
 }
 
 // The reverse sweep from `upstream` (shaped like the root, or a single value); the root's
@@ -151,7 +187,7 @@ template <class E, class Sinks, class U>
                                                  const Extents& upstream_extents) {
   using T = typename E::value_type;
   using S = typename E::static_shape;
-  if constexpr (E::kind == node_kind::materialized && LinearFullReduction<typename E::op> && std::is_same_v<U, T>) {
+  if constexpr (LinearRoot<E> && std::is_same_v<U, T>) {
     storage_t<T, S> out = storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // one value
     return out;
   } else {

@@ -57,8 +57,9 @@ class fused_node final : public node<typename E::value_type> {
   static constexpr std::size_t grad_capacity = leaf_count<E, true>();  // ConstTensors never need an edge
 
  public:
-  // A sum or mean over all axes: its value may wait for backward, which computes it anyway.
-  static constexpr bool deferrable = E::kind == node_kind::materialized && LinearFullReduction<typename E::op>;
+  // A sum or mean over all axes, or a linear root above such (-sum(f), sum(f) / n): its value
+  // may wait for backward, which computes it anyway.
+  static constexpr bool deferrable = LinearRoot<E>;
 
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
   using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
@@ -142,7 +143,8 @@ class fused_node final : public node<typename E::value_type> {
       }
     }
     if constexpr (deferrable) {
-      // One value upstream of a sum or mean: forward and reverse share one loop.
+      // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
+      // is swept once, forward and reverse in one loop.
       const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
       if (value_out) *value_out = value;
     } else {

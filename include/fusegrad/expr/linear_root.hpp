@@ -1,0 +1,78 @@
+// expr/linear_root.hpp -- LinearRoot: a scalar expression that depends only linearly on full sums and means
+// (-sum(f), sum(f) / n, 0.5 * mean(e * e) + 0.01 * sum(w * w)), so every reduction's upstream is known before
+// any value is: the sweep runs each reduction's chain once, forward and reverse in one loop.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/binary_expr.hpp>
+#include <fusegrad/expr/closure.hpp>
+#include <fusegrad/expr/materialized_expr.hpp>
+#include <fusegrad/expr/unary_expr.hpp>
+#include <fusegrad/ops/add.hpp>
+#include <fusegrad/ops/div.hpp>
+#include <fusegrad/ops/mul.hpp>
+#include <fusegrad/ops/negate.hpp>
+#include <fusegrad/ops/sub.hpp>
+#include <fusegrad/shape/any_shape.hpp>
+
+namespace fusegrad::detail {
+
+// A number fixed in the expression: a Const holding one value, or a literal (which becomes one).
+// A Tensor is not one, even without requires_grad: it is a handle whose values may change.
+template <class E>
+inline constexpr bool is_constant_number_v = [] {
+  if constexpr (E::kind == node_kind::leaf && !is_handle_v<E>)
+    return !E::takes_grad && static_size_v<typename E::static_shape> == 1;
+  else
+    return false;
+}();
+
+template <class E>
+struct is_linear_root : std::false_type {};
+
+template <class E>
+inline constexpr bool is_linear_root_v = is_linear_root<E>::value;
+
+// sum(f), mean(f) over all axes.
+template <MaterializedOp Op, class... Xs>
+  requires LinearFullReduction<Op>
+struct is_linear_root<materialized_expr<Op, Xs...>> : std::true_type {
+};
+
+// -r
+template <class X>
+struct is_linear_root<unary_expr<negate_op, X>> : is_linear_root<node_t<X>> {};
+
+// r + s, r + c, c + r, and the same with -
+template <class Op, class L, class R>
+  requires(std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op>)
+struct is_linear_root<binary_expr<Op, L, R>>
+    : std::bool_constant<(is_linear_root_v<node_t<L>> &&
+                          (is_linear_root_v<node_t<R>> || is_constant_number_v<node_t<R>>)) ||
+                         (is_constant_number_v<node_t<L>> && is_linear_root_v<node_t<R>>)> {};
+
+// c * r, r * c
+template <class L, class R>
+struct is_linear_root<binary_expr<mul_op, L, R>>
+    : std::bool_constant<(is_linear_root_v<node_t<L>> && is_constant_number_v<node_t<R>>) ||
+                         (is_constant_number_v<node_t<L>> && is_linear_root_v<node_t<R>>)> {};
+
+// r / c
+template <class L, class R>
+struct is_linear_root<binary_expr<div_op, L, R>>
+    : std::bool_constant<is_linear_root_v<node_t<L>> && is_constant_number_v<node_t<R>>> {};
+
+}  // namespace fusegrad::detail
+
+namespace fusegrad {
+
+/// A scalar expression built from full sums and means by negation, adding and subtracting them and
+/// constant numbers, and multiplying or dividing by constant numbers: its gradient needs no
+/// reduction's value, so the sweep differentiates it in one pass (value_and_grad, a Tensor's node).
+template <class E>
+concept LinearRoot = detail::is_linear_root_v<std::remove_cvref_t<E>>;
+
+}  // namespace fusegrad
