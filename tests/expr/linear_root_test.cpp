@@ -2,6 +2,7 @@
 // 0.5 * mean(e * e) + 0.01 * sum(w * w)): which expressions are linear roots, and their values and gradients,
 // swept in one pass, in the static layer and in a tape node, against closed forms and gradcheck.
 #include <cmath>
+#include <complex>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -35,7 +36,10 @@ static_assert(!fg::LinearRoot<decltype(fg::sum(x_var) * fg::sum(w_var))>);
 static_assert(!fg::LinearRoot<decltype(scalar_var * fg::sum(x_var))>);
 static_assert(!fg::LinearRoot<decltype(5.0 / fg::sum(x_var))>);
 static_assert(!fg::LinearRoot<decltype(fg::exp(fg::sum(x_var)))>);
-static_assert(!fg::LinearRoot<decltype(fg::sum(x_var, fg::axes<0>))>, "a sum over some axes is not a full reduction");
+static_assert(!fg::LinearRoot<decltype(fg::sum(fg::Var<double, fg::Shape<2, 3>>{}, fg::axes<0>))>,
+              "a sum over some axes is not a full reduction");
+static_assert(!fg::LinearRoot<decltype(fg::Const<double, fg::Shape<>, fg::view>(nullptr) * fg::sum(x_var))>,
+              "a Const that views the caller's memory may change before a deferred value is computed");
 
 Eigen::ArrayXd x_values() { return Eigen::ArrayXd::LinSpaced(5, -1.0, 1.5); }
 
@@ -49,6 +53,39 @@ TEST(LinearRoot, SumOverAConstantPlusAConstant) {
   const auto [value, dx] = fg::value_and_grad(fg::sum(x_var * x_var) / 4.0 - 1.0, x_var);
   EXPECT_NEAR(value, x_values().square().sum() / 4.0 - 1.0, 1e-15);
   fg::test::expect_array_near(dx, x_values() / 2.0, 1e-15);
+}
+
+TEST(LinearRoot, DividedByAConst) {  // a literal divisor becomes a product; a Const stays a quotient
+  const fg::Const<double, fg::Shape<>> four(4.0);
+  const auto [value, dx] = fg::value_and_grad(fg::sum(x_var * x_var) / four, x_var);
+  EXPECT_NEAR(value, x_values().square().sum() / 4.0, 1e-15);
+  fg::test::expect_array_near(dx, x_values() / 2.0, 1e-15);
+}
+
+TEST(LinearRoot, ComplexScalars) {
+  using C = std::complex<double>;
+  const fg::Var<C, fg::Shape<2>> z{C(1.0, 2.0), C(-0.5, 0.25)};
+  const auto [value, dz] = fg::value_and_grad(1.0 - fg::sum(z * z) / 2.0, z);
+  EXPECT_NEAR(std::abs(value - (1.0 - (C(1.0, 2.0) * C(1.0, 2.0) + C(-0.5, 0.25) * C(-0.5, 0.25)) / 2.0)), 0.0, 1e-15);
+  EXPECT_NEAR(std::abs(dz[0] - C(-1.0, -2.0)), 0.0, 1e-15);
+  EXPECT_NEAR(std::abs(dz[1] - C(0.5, -0.25)), 0.0, 1e-15);
+}
+
+// The reductions' shapes are checked before any gradient is written: the second reduction's
+// operands do not broadcast, and neither the first's gradient nor a caller's buffer changes.
+TEST(LinearRoot, AShapeMismatchWritesNothing) {
+  fg::Tensor w = fg::Tensor::from({0.5, -0.25, 2.0}, {3}).requires_grad_();
+  const fg::Tensor a = fg::Tensor::from({1.0, 2.0}, {2});
+  fg::Tensor(fg::sum(w)).backward();
+  EXPECT_THROW((void)fg::Tensor(fg::sum(w * w) + fg::sum(w * a)), fg::shape_error);  // when recorded
+  fg::test::expect_array_near(w.grad().eigen(), {1.0, 1.0, 1.0});
+
+  const Data bad(Eigen::VectorXd::Ones(4));
+  Eigen::VectorXd dx = Eigen::VectorXd::Constant(5, 7.0);
+  EXPECT_THROW((void)fg::value_and_grad_into(fg::sum(x_var) - fg::sum(x_var * bad), std::tie(dx), x_var),
+               fg::shape_error);
+  fg::test::expect_array_near(dx, Eigen::ArrayXd::Constant(5, 7.0));
+  EXPECT_THROW((void)fg::value_and_grad(fg::sum(x_var) / 2.0 + fg::sum(x_var * bad), x_var), fg::shape_error);
 }
 
 TEST(LinearRoot, ConstantsOnTheLeft) {
@@ -88,6 +125,7 @@ TEST(LinearRoot, IntoCallerStorage) {
 TEST(LinearRoot, TapeNodeValueBeforeAndAfterBackward) {
   fg::Tensor x = fg::Tensor::from(x_values()).requires_grad_();
   const fg::Tensor before = -fg::sum(fg::sin(x)) * 2.0;
+  EXPECT_TRUE(before.impl()->value_pending.load());                  // deferred
   EXPECT_NEAR(before.item(), -2.0 * x_values().sin().sum(), 1e-14);  // asked for before backward
   before.backward();
   fg::test::expect_array_near(x.grad().eigen(), -2.0 * x_values().cos(), 1e-15);
@@ -95,6 +133,7 @@ TEST(LinearRoot, TapeNodeValueBeforeAndAfterBackward) {
   x.zero_grad();
   const fg::Tensor deferred = fg::sum(x * x) / 4.0 + 3.0;
   deferred.backward(fg::Tensor::scalar(2.0));
+  EXPECT_FALSE(deferred.impl()->value_pending.load());                         // computed by the backward
   EXPECT_NEAR(deferred.item(), x_values().square().sum() / 4.0 + 3.0, 1e-14);  // computed by backward
   fg::test::expect_array_near(x.grad().eigen(), x_values(), 1e-15);
 }

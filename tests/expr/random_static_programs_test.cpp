@@ -17,14 +17,11 @@ namespace {
 namespace fg = fusegrad;
 using fg::test::SmoothBlocks;
 
-// The n-th program of 3 to 6 blocks. FUSEGRAD_STATIC_PROGRAM_OFFSET (a compile definition) moves the
-// whole set to other programs: -DFUSEGRAD_STATIC_PROGRAM_OFFSET=100 checks 100..115.
-#ifndef FUSEGRAD_STATIC_PROGRAM_OFFSET
-#define FUSEGRAD_STATIC_PROGRAM_OFFSET 0
-#endif
+// The programs of 3 to 6 blocks, from the FUSEGRAD_STATIC_PROGRAM_OFFSET-th on (a CMake cache variable, 0 by
+// default: -DFUSEGRAD_STATIC_PROGRAM_OFFSET=100 checks other programs).
+constexpr auto seeds = fg::test::program_seeds<SmoothBlocks, 12>(FUSEGRAD_STATIC_PROGRAM_OFFSET);
 template <std::size_t N>
-using program =
-    std::integral_constant<std::uint64_t, fg::test::nth_program_seed<SmoothBlocks>(N + FUSEGRAD_STATIC_PROGRAM_OFFSET)>;
+using program = std::integral_constant<std::uint64_t, seeds[N]>;
 
 template <class Seed>
 class RandomStaticPrograms : public ::testing::Test {};

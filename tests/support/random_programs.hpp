@@ -25,6 +25,7 @@
 #include <set>
 #include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -33,6 +34,7 @@
 #include <rapidcheck.h>
 #include <Eigen/Core>
 #include <boost/hana/for_each.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/fusegrad.hpp>
 
@@ -77,6 +79,19 @@ constexpr std::size_t token_end(std::string_view text, std::size_t i) {
   std::size_t stop = i;
   while (is_word(stop)) ++stop;
   return stop;
+}
+
+/// For a table whose blocks are `B::expression<K>(u, a)` (one expression for tensors and static
+/// expressions alike): block `block` of u and a, recorded by record(expr). Blocks that are not
+/// analytic exist for real scalar types only.
+template <class B, class T, class Record>
+BasicTensor<T> apply_block(int block, const BasicTensor<T>& u, const BasicTensor<T>& a, Record record) {
+  return boost::mp11::mp_with_index<std::size(B::table)>(std::size_t(block), [&](auto k) -> BasicTensor<T> {
+    if constexpr (B::table[k].analytic || std::is_floating_point_v<T>)
+      return record(B::template expression<k>(u, a));
+    else
+      throw std::logic_error("a block that is not analytic has no complex form");
+  });
 }
 
 /// `text` with its identifiers u and a replaced by `u` and `a` (string literals left alone).

@@ -5,10 +5,10 @@
 // growth as gen_program in support/random_programs.hpp, with a seeded generator instead of RapidCheck's) and
 // each seed is one type. Leaves are Vars or Consts whose shapes broadcast to one shape, each axis static or dyn
 // in the type. RapidCheck then draws the values (multiples of 1/8) and an upstream r, and checks the gradient
-// of sum(r * program) four ways: value_and_grad on the static expression; the same expression over Tensors
-// recorded as ONE fused tape node; fg::taped (a node per operation); fg::gradcheck of the static function
-// (the complex step when every block is analytic, central differences otherwise). A failure prints the seed,
-// the leaves' types and the program as C++.
+// of s = sum(r * program), or of a linear root around it (-s, 2 - s / 2, s / 4: the seed says which), four ways:
+// value_and_grad on the static expression; the same expression over Tensors recorded as ONE fused tape node; fg::taped
+// (a node per operation); fg::gradcheck of the static function (the complex step when every block is analytic, central
+// differences otherwise). A failure prints the seed, the leaves' types and the program as C++.
 #pragma once
 
 #include <array>
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -30,6 +31,11 @@
 #include <fusegrad/fusegrad.hpp>
 
 #include "support/random_programs.hpp"
+
+// Which programs the tests take: the first of them, in order of seed (tests/CMakeLists.txt sets it).
+#ifndef FUSEGRAD_STATIC_PROGRAM_OFFSET
+#define FUSEGRAD_STATIC_PROGRAM_OFFSET 0
+#endif
 
 namespace fusegrad::test {
 
@@ -69,10 +75,12 @@ struct constexpr_random {
   constexpr bool coin() { return (next() >> 63) != 0; }
 };
 
-// The growth of gen_program, at compile time: a node of shape s is a leaf of shape s (an earlier leaf
-// of that shape, or a new one), or (two times in three) a block that fits s's rank and the operations
-// left, with subtrees for u and a. Capacity runs out before the generator does only for blocks of one operation; then
-// the node is a leaf.
+// Trees grown as gen_program grows them (support/random_programs.hpp), at compile time: a node of shape s
+// is a leaf of shape s (an earlier leaf of that shape, or a new one), or a block that fits s's rank and the
+// operations left, with subtrees for u and a. Unlike gen_program, an inner node is a block two times in three
+// (programs here are few and fixed, so each should hold more), and the root is a block even when the budget
+// is smaller than every block. A budget of at most 10 operations makes at most 10 blocks and 11 leaves:
+// max_static_nodes and max_static_leaves hold them, and running out is a compile error.
 template <BlockTable B>
 struct static_program_builder {
   constexpr_random random;
@@ -87,6 +95,7 @@ struct static_program_builder {
   }
 
   constexpr int add_node(const ProgramNode& n) {
+    if (program.node_count == max_static_nodes) throw std::length_error("static_program: more than max_static_nodes");
     program.nodes[program.node_count] = n;
     return int(program.node_count++);
   }
@@ -96,10 +105,11 @@ struct static_program_builder {
     std::size_t same[max_static_leaves]{}, same_count = 0;
     for (std::size_t k = 0; k < program.leaf_count; ++k)
       if (program.leaves[k].shape == shape) same[same_count++] = k;
-    if ((same_count && random.coin()) || program.leaf_count == max_static_leaves) {
-      leaf.leaf = int(same_count ? same[random.below(same_count)] : random.below(program.leaf_count));
-      if (!same_count) leaf.leaf = 0;  // unreachable for the seeds used: 12 leaves take more operations than 8
+    if (same_count && random.coin()) {
+      leaf.leaf = int(same[random.below(same_count)]);
     } else {
+      if (program.leaf_count == max_static_leaves)
+        throw std::length_error("static_program: more than max_static_leaves");
       static_leaf& l = program.leaves[program.leaf_count];
       l.shape = shape;
       for (std::size_t i = 0; i < shape.rank; ++i) l.dyn[i] = random.below(3) == 0;
@@ -117,8 +127,7 @@ struct static_program_builder {
       if ((block.ops <= left || root) && block.min_rank <= shape.rank && shape.rank <= block.max_rank)
         fitting[fitting_count++] = int(b);
     }
-    const bool room = program.node_count + 2 * std::size_t(left + 1) < max_static_nodes;
-    if (!fitting_count || !room || (!root && (left <= 0 || random.below(3) == 0))) return add_leaf(shape);
+    if (!fitting_count || (!root && (left <= 0 || random.below(3) == 0))) return add_leaf(shape);
     ProgramNode n;
     n.block = fitting[random.below(std::size_t(fitting_count))];
     const Block& block = B::blocks[std::size_t(n.block)];
@@ -139,7 +148,7 @@ struct static_program_builder {
   }
 };
 
-/// The program of a seed: about 4 to 10 operations, over leaves of rank 0 to 2 (mostly 2).
+/// The program of a seed: a budget of 4 to 10 operations, over leaves of rank 0 to 2 (mostly 2).
 template <BlockTable B>
 constexpr static_program make_static_program(std::uint64_t seed) {
   static_program_builder<B> builder{constexpr_random{seed}};
@@ -155,15 +164,22 @@ constexpr static_program make_static_program(std::uint64_t seed) {
 template <BlockTable B, std::uint64_t Seed>
 inline constexpr static_program static_program_of = make_static_program<B>(Seed);
 
-/// The n-th seed (from 0) whose program has 3 to 6 blocks: programs worth their compile time.
-template <BlockTable B>
-constexpr std::uint64_t nth_program_seed(std::size_t n) {
-  for (std::uint64_t seed = 1;; ++seed) {
+/// The seeds of the programs with 3 to 6 blocks (programs worth their compile time), from the
+/// `first`-th such (counting from 0) on, in one pass.
+template <BlockTable B, std::size_t Count>
+constexpr std::array<std::uint64_t, Count> program_seeds(std::size_t first) {
+  std::array<std::uint64_t, Count> seeds{};
+  std::size_t found = 0;
+  for (std::uint64_t seed = 1; found < first + Count; ++seed) {
     const static_program p = make_static_program<B>(seed);
     std::size_t blocks = 0;
     for (std::size_t k = 0; k < p.node_count; ++k) blocks += p.nodes[k].block >= 0;
-    if (blocks >= 3 && blocks <= 6 && n-- == 0) return seed;
+    if (blocks >= 3 && blocks <= 6) {
+      if (found >= first) seeds[found - first] = seed;
+      ++found;
+    }
   }
+  return seeds;
 }
 
 /// One program of B's blocks, from Seed, in the static layer and on the tape.
@@ -273,8 +289,27 @@ struct random_static_program {
       using root_shape = typename decltype(tree)::static_shape;
       Const<T, root_shape, owning> r(tree.extents());
       r.value() = v.upstream.template cast<T>();
-      return sum(std::move(tree) * std::move(r));
+      return around(sum(std::move(tree) * std::move(r)));
     };
+  }
+
+  // The scalar root around sum(r * program), by seed: a linear root of one of four forms (value
+  // c + factor * s), so that the one-pass sweep of linear roots meets random programs too.
+  static constexpr int form = int(Seed % 4);
+  static constexpr double factor = form == 0 ? 1.0 : form == 1 ? -1.0 : form == 2 ? -0.5 : 0.25;
+  static constexpr double offset = form == 2 ? 2.0 : 0.0;
+  static constexpr const char* form_text[] = {"s", "-s", "2.0 - 0.5 * s", "s / Const<T, Shape<>>(4)"};
+  template <class S>
+  static auto around(S&& s) {
+    using T = typename std::remove_cvref_t<S>::value_type;
+    if constexpr (form == 0)
+      return std::forward<S>(s);
+    else if constexpr (form == 1)
+      return -std::forward<S>(s);
+    else if constexpr (form == 2)
+      return 2.0 - 0.5 * std::forward<S>(s);
+    else
+      return std::forward<S>(s) / Const<T, Shape<>>(T(4));
   }
 };
 
@@ -283,7 +318,8 @@ template <BlockTable B, std::uint64_t Seed>
 std::string describe_static_program(const std::vector<Eigen::ArrayXd>& values) {
   const static_program& program = static_program_of<B, Seed>;
   std::ostringstream out;
-  out << "static program of seed " << Seed << "; in the static layer,";
+  out << "static program of seed " << Seed << ", root " << random_static_program<B, Seed>::form_text[Seed % 4]
+      << " with s = sum(r * program); in the static layer,";
   for (std::size_t k = 0; k < program.leaf_count; ++k) {
     const static_leaf& l = program.leaves[k];
     out << (k ? ", " : " ") << "x" << k << " is a " << (l.var ? "Var" : "Const") << "<double, Shape<";
@@ -363,10 +399,10 @@ void check_random_static_program() {
     for (auto& t : tensors) t.zero_grad();
     const auto expr = P::template build<P::root>(tensors);
     const BasicTensor<double> out = taped ? fusegrad::taped(expr) : BasicTensor<double>(expr);
-    const double tape_value = (out.eigen() * v.upstream).sum();
+    const double tape_value = P::offset + P::factor * (out.eigen() * v.upstream).sum();
     require_close(Eigen::ArrayXd::Constant(1, tape_value), Eigen::ArrayXd::Constant(1, value), 1e-12,
                   taped ? "taped value" : "fused node value");
-    out.backward(BasicTensor<double>::from(v.upstream, out.shape()));
+    out.backward(BasicTensor<double>::from(Eigen::ArrayXd(P::factor * v.upstream), out.shape()));
     std::vector<Eigen::ArrayXd> grads;
     for (std::size_t k = 0; k < leaf_count; ++k)
       if (P::program.leaves[k].var) {

@@ -5,10 +5,6 @@
 
 #include <cstddef>
 #include <span>
-#include <stdexcept>
-#include <type_traits>
-
-#include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/fusegrad.hpp>
 
@@ -98,16 +94,9 @@ struct SmoothBlocks {
       return log1mexp(-0.5 - u * u);
   }
 
-  /// Block `block` of u and a, recorded by record(expr); the blocks that are not analytic exist
-  /// for real scalar types only.
   template <class T, class Record>
   static BasicTensor<T> apply(int block, const BasicTensor<T>& u, const BasicTensor<T>& a, Record record) {
-    return boost::mp11::mp_with_index<std::size(table)>(std::size_t(block), [&](auto k) -> BasicTensor<T> {
-      if constexpr (table[k].analytic || std::is_floating_point_v<T>)
-        return record(expression<k>(u, a));
-      else
-        throw std::logic_error("a block that is not analytic has no complex form");
-    });
+    return apply_block<SmoothBlocks>(block, u, a, record);
   }
 };
 static_assert(std::size(SmoothBlocks::table) == 23,

@@ -181,6 +181,16 @@ template <class E, class Sinks, class U, class Consume>
   state.finish();
 }
 
+// The reverse sweep of a materialised root from an upstream shaped like it, whose values no one
+// reads (a tape node's backward): the root's own value is computed only if its VJPs read it.
+template <class E, class Sinks>
+  requires(E::kind == node_kind::materialized)
+inline void sweep_back_from_root(const E& expr, const Extents& extents, Sinks& sinks,
+                                 const typename E::value_type* upstream) {
+  sweep_state<E, typename E::static_shape> state(expr, extents, sinks);
+  state.backward_from(upstream);
+}
+
 // The reverse sweep, returning the root's values (a storage_t of the root's shape).
 template <class E, class Sinks, class U>
 [[gnu::always_inline]] inline auto reverse_sweep(const E& expr, Sinks& sinks, const U& upstream,
@@ -188,6 +198,7 @@ template <class E, class Sinks, class U>
   using T = typename E::value_type;
   using S = typename E::static_shape;
   if constexpr (LinearRoot<E> && std::is_same_v<U, T>) {
+    check_reductions_fit(expr);
     storage_t<T, S> out = storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // one value
     return out;
   } else {

@@ -3,12 +3,13 @@
 // any value is: the sweep runs each reduction's chain once, forward and reverse in one loop.
 #pragma once
 
-#include <cstddef>
+#include <tuple>
 #include <type_traits>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/binary_expr.hpp>
 #include <fusegrad/expr/closure.hpp>
+#include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/materialized_expr.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
 #include <fusegrad/ops/add.hpp>
@@ -20,11 +21,18 @@
 
 namespace fusegrad::detail {
 
-// A number fixed in the expression: a Const holding one value, or a literal (which becomes one).
-// A Tensor is not one, even without requires_grad: it is a handle whose values may change.
+// A Const that reads the caller's memory (the view storage policy).
+template <class E>
+struct is_view_const : std::false_type {};
+template <Scalar T, ShapeType S>
+struct is_view_const<Const<T, S, view>> : std::true_type {};
+
+// A number fixed in the expression: a Const holding one value of its own, or a literal (which
+// becomes one). A Tensor is not one, even without requires_grad, nor a view: their values may
+// change before a deferred value is computed.
 template <class E>
 inline constexpr bool is_constant_number_v = [] {
-  if constexpr (E::kind == node_kind::leaf && !is_handle_v<E>)
+  if constexpr (E::kind == node_kind::leaf && !is_handle_v<E> && !is_view_const<E>::value)
     return !E::takes_grad && static_size_v<typename E::static_shape> == 1;
   else
     return false;
@@ -64,6 +72,21 @@ struct is_linear_root<binary_expr<mul_op, L, R>>
 template <class L, class R>
 struct is_linear_root<binary_expr<div_op, L, R>>
     : std::bool_constant<is_linear_root_v<node_t<L>> && is_constant_number_v<node_t<R>>> {};
+
+// Checks the run-time extents under every reduction of a linear root (shape_error on a mismatch).
+// The one-pass sweep meets the reductions one after the other, writing each one's gradients as
+// it goes, and a root's own extents() need not look below a reduction: so this runs first.
+template <class E>
+void check_reductions_fit(const E& e) {
+  if constexpr (E::kind == node_kind::materialized) {
+    (void)e.extents();
+  } else if constexpr (E::kind == node_kind::elementwise && requires { e.x; }) {
+    check_reductions_fit(e.x);
+  } else if constexpr (E::kind == node_kind::elementwise) {
+    if constexpr (is_linear_root_v<node_t<decltype(e.lhs)>>) check_reductions_fit(e.lhs);
+    if constexpr (is_linear_root_v<node_t<decltype(e.rhs)>>) check_reductions_fit(e.rhs);
+  }
+}
 
 }  // namespace fusegrad::detail
 

@@ -9,6 +9,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused_node.hpp>
@@ -33,11 +34,10 @@ constexpr bool holds_references() {
 
 /// Records a static expression whose leaves are tensors (and plain numbers) as ONE tape
 /// node whose backward is the fused static gradient. What `Tensor t = expr;` does.
-/// When the expression is a sum or mean, its value is deferred: a backward that comes
-/// first computes value and gradients in a single pass. A reshape of a tensor shares its
-/// values. Example: examples/dynamic_graph.cpp.
-/// A temporary expression is moved into the node (its tensor handles change hands without
-/// touching their reference counts).
+/// When the expression is a sum or mean, or a linear root above such (fg::LinearRoot), its
+/// value is deferred: a backward that comes first computes value and gradients in one pass. A reshape of a tensor
+/// shares its values. Example: examples/dynamic_graph.cpp. A temporary expression is moved into the node (its tensor
+/// handles change hands without touching their reference counts).
 template <class E>
   requires Differentiable<std::remove_cvref_t<E>>
 [[nodiscard]] auto fused(E&& expr) {
@@ -76,6 +76,7 @@ template <class E>
         }
       });
     const Extents extents = expr.extents();
+    if constexpr (LinearRoot<node_type>) detail::check_reductions_fit(expr);  // before its value is deferred
     if constexpr (detail::is_view_of_tensor<node_type>()) {
       detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();
       (void)source.data();  // a deferred value is computed first: the view shows it

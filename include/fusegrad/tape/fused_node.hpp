@@ -147,8 +147,12 @@ class fused_node final : public node<typename E::value_type> {
       // is swept once, forward and reverse in one loop.
       const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
       if (value_out) *value_out = value;
+    } else if constexpr (E::kind == node_kind::materialized) {
+      // A matmul, einsum, reduction over some axes ...: its VJPs read the upstream as it is, and
+      // its value (in the output tensor already) is computed again only if they read it.
+      sweep_back_from_root(expr_, output_extents(), sinks, grad_output);
     } else {
-      // Only a deferred value (a sum or mean) is ever asked for here: the values are not kept.
+      // Only a deferred value (a linear root) is ever asked for here: the values are not kept.
       const auto& extents = output_extents();
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->size));
       sweep_back(expr_, extents, sinks, upstream, extents, discard_values{});

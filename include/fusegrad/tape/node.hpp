@@ -13,6 +13,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/buffer.hpp>  // allocate_heap_values
 #include <fusegrad/error.hpp>
+#include <fusegrad/tape/across_visitor.hpp>
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 
@@ -29,17 +30,6 @@ struct node;
 template <class T>
 struct gradient_capture;
 struct graph_walk;
-
-// Called with the tensor of the other scalar type that a cast node reads (fusegrad's tensors
-// are float or double), so code that draws or inspects graphs crosses casts without the tape
-// knowing about it.
-struct across_visitor {
-  virtual void visit(const tensor_impl<float>& source) = 0;
-  virtual void visit(const tensor_impl<double>& source) = 0;
-
- protected:
-  ~across_visitor() = default;
-};
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the

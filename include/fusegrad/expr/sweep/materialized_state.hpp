@@ -122,6 +122,33 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
 
   // Post-order: operands' own materialised nodes, then operand values, then this value.
   void forward() {
+    forward_operands();
+    if constexpr (!fused) op_.value(value.data(), operands_.template view<value_type>());
+    access.load();
+  }
+
+  void fold(const registers& r) { access.fold(r); }
+
+  // After the parent segment's loop: collect this node's gradient, then sweep its operands.
+  void finish() {
+    access.finish();
+    sweep_operands(grad.data());
+  }
+
+  // This node as the root of a sweep whose upstream is shaped like it and whose values no one
+  // reads (a tape node's backward): its operands' VJPs start from `upstream` as it is, and its
+  // own value is computed only when they read it, so a matmul's product is not computed again.
+  void backward_from(const value_type* upstream) {
+    forward_operands();
+    if constexpr (!fused && needs_output(Op::needs)) op_.value(value.data(), operands_.template view<value_type>());
+    sweep_operands(upstream);
+  }
+
+  template <int N, bool Keep, bool Known = false>
+  using frame = memory_frame_t<decltype(access), value_type, N>;
+
+ private:
+  void forward_operands() {
     operands_.for_each([&](auto, auto& o) {
       using operand = std::remove_reference_t<decltype(o)>;
       o.state.forward();
@@ -133,23 +160,18 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
         run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
       }
     });
-    if constexpr (!fused) op_.value(value.data(), operands_.template view<value_type>());
-    access.load();
   }
 
-  void fold(const registers& r) { access.fold(r); }
-
-  // After the parent segment's loop: collect this node's gradient, then sweep its operands.
-  void finish() {
-    access.finish();
+  // Each operand's VJP from this node's gradient dy, then the sweep of the operand's segment.
+  void sweep_operands([[maybe_unused]] const value_type* dy) {
     if constexpr (E::takes_grad) {
       operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
         using operand = std::remove_reference_t<decltype(o)>;
         if constexpr (operand::takes_grad) {
           if constexpr (fused) {
-            o.upstream[0] = grad[0] * Op::template scale<value_type>(o.extents.size());
+            o.upstream[0] = dy[0] * Op::template scale<value_type>(o.extents.size());
           } else {
-            op_.template vjp<I>(o.upstream.data(), grad.data(), operands_.template view<value_type>(), value.data());
+            op_.template vjp<I>(o.upstream.data(), dy, operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
           if constexpr (!operand::is_leaf && !fused) {
@@ -165,10 +187,6 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
     }
   }
 
-  template <int N, bool Keep, bool Known = false>
-  using frame = memory_frame_t<decltype(access), value_type, N>;
-
- private:
   operand_pack<E> operands_;
 };
 
