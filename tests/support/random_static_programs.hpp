@@ -420,7 +420,12 @@ void check_random_static_program() {
   }
 
   // The references: the complex step, or central differences.
-  const GradcheckReport report = std::apply([&](const auto&... x) { return gradcheck(f, x...); }, vars);
+  GradcheckReport report = std::apply([&](const auto&... x) { return gradcheck(f, x...); }, vars);
+  if (!report.passed && !report.used_complex_step()) {
+    // The blocks keep programs off their kinks, not out of the kinks' neighbourhoods: central
+    // differences may straddle one that lies within their step. A step 1000 times smaller decides.
+    report = std::apply([&](const auto&... x) { return gradcheck(f, x..., GradcheckOptions{.eps = 1e-8}); }, vars);
+  }
   if (!report.passed) {
     std::ostringstream text;
     text << report;
