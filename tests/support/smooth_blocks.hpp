@@ -8,13 +8,13 @@
 
 #include <fusegrad/fusegrad.hpp>
 
-#include "support/random_programs.hpp"
+#include "support/block_tables.hpp"
 
 namespace fusegrad::test {
 
 // All are smooth where they are evaluated (arguments of log, sqrt and reciprocal stay at 1 or
 // more, pow's base too), so central differences apply everywhere.
-struct SmoothBlocks {
+struct SmoothBlocks : expression_block_table<SmoothBlocks> {
   static constexpr Block table[] = {
       {"sin(u)", 1, true, false},
       {"u * a", 1, true, true},
@@ -92,11 +92,6 @@ struct SmoothBlocks {
       return softplus(u) - log_sigmoid(a);
     else
       return log1mexp(-0.5 - u * u);
-  }
-
-  template <class T, class Record>
-  static BasicTensor<T> apply(int block, const BasicTensor<T>& u, const BasicTensor<T>& a, Record record) {
-    return apply_block<SmoothBlocks>(block, u, a, record);
   }
 };
 static_assert(std::size(SmoothBlocks::table) == 23,

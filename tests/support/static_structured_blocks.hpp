@@ -9,7 +9,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
-#include "support/random_programs.hpp"
+#include "support/block_tables.hpp"
 
 namespace fusegrad::test {
 
@@ -19,7 +19,7 @@ constexpr double inv_pi = std::numbers::inv_pi;
 constexpr double inv_e = 1 / std::numbers::e;
 constexpr double inv_sqrt2 = 1 / std::numbers::sqrt2;
 
-struct StaticStructuredBlocks {
+struct StaticStructuredBlocks : expression_block_table<StaticStructuredBlocks> {
   static constexpr Block table[] = {
       {"abs(sin(u) - inv_pi) * a", 4, false, true},
       {"relu(cos(u) - inv_e) + u", 4, false, false},
@@ -65,11 +65,6 @@ struct StaticStructuredBlocks {
       return u * eq(u, u) * (cos(u) <= inv_sqrt2) + ne(sin(u), 2.0);
     else
       return clone(u) * sin(u);
-  }
-
-  template <class T, class Record>
-  static BasicTensor<T> apply(int block, const BasicTensor<T>& u, const BasicTensor<T>& a, Record record) {
-    return apply_block<StaticStructuredBlocks>(block, u, a, record);
   }
 };
 static_assert(std::size(StaticStructuredBlocks::table) == 13,

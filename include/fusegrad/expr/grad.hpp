@@ -198,7 +198,7 @@ template <class E, class Sinks, class U>
   using T = typename E::value_type;
   using S = typename E::static_shape;
   if constexpr (LinearRoot<E> && std::is_same_v<U, T>) {
-    check_reductions_fit(expr);
+    if constexpr (reduction_count<E>() > 1) check_reductions_fit(expr);
     storage_t<T, S> out = storage_t<T, S>::Constant(1, reduce_and_sweep(expr, sinks, upstream));  // one value
     return out;
   } else {

@@ -82,7 +82,7 @@ template <class E, class... Outs, class... Vars>
   if (const Extents root = f.extents(); root.size() != 1)
     throw shape_error(where + std::string("f has shape ") + root.to_string() +
                       ", not a scalar; reduce it (fg::sum, fg::mean)");
-  if constexpr (LinearRoot<E>) check_reductions_fit(f);
+  if constexpr (LinearRoot<E> && E::kind != node_kind::materialized) check_reductions_fit(f);
   const std::array<const void*, count> names{&vars...};
   const std::array<const T*, count> var_data{vars.data()...};
   const std::array<Extents, count> extents{vars.extents()...};

@@ -3,6 +3,7 @@
 // any value is: the sweep runs each reduction's chain once, forward and reverse in one loop.
 #pragma once
 
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 
@@ -73,9 +74,25 @@ template <class L, class R>
 struct is_linear_root<binary_expr<div_op, L, R>>
     : std::bool_constant<is_linear_root_v<node_t<L>> && is_constant_number_v<node_t<R>>> {};
 
+// The number of full reductions in a linear root.
+template <class E>
+constexpr std::size_t reduction_count() {
+  if constexpr (!is_linear_root_v<E>)
+    return 0;
+  else if constexpr (E::kind == node_kind::materialized)
+    return 1;
+  else if constexpr (requires { typename E::operand; })
+    return reduction_count<typename E::operand>();
+  else
+    return reduction_count<typename E::lhs_type>() + reduction_count<typename E::rhs_type>();
+}
+
 // Checks the run-time extents under every reduction of a linear root (shape_error on a mismatch).
 // The one-pass sweep meets the reductions one after the other, writing each one's gradients as
-// it goes, and a root's own extents() need not look below a reduction: so this runs first.
+// it goes, and a root's own extents() need not look below a reduction: so this runs first where
+// the sweep would write before it meets a mismatch (more than one reduction), or where a value is
+// deferred (a Tensor's node) or a caller's buffer is written (value_and_grad_into) and the root
+// is more than a bare reduction, whose extents() checks its operands itself.
 template <class E>
 void check_reductions_fit(const E& e) {
   if constexpr (E::kind == node_kind::materialized) {

@@ -77,7 +77,8 @@ template <class E>
         }
       });
     const Extents extents = expr.extents();
-    if constexpr (LinearRoot<node_type>) detail::check_reductions_fit(expr);  // before its value is deferred
+    if constexpr (LinearRoot<node_type> && node_type::kind != node_kind::materialized)
+      detail::check_reductions_fit(expr);  // before its value is deferred
     if constexpr (detail::is_view_of_tensor<node_type>()) {
       detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();
       (void)source.data();  // a deferred value is computed first: the view shows it
