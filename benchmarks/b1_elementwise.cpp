@@ -59,6 +59,35 @@ void handwritten(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+#ifdef FUSEGRAD_HANDWRITTEN_SIMD
+}  // namespace
+namespace fusegrad::bench {
+double b1_handwritten_simd(const double* x, double* dx, std::size_t n);  // handwritten_simd/b1.cpp
+}  // namespace fusegrad::bench
+namespace {
+
+// One hand-written loop over value and gradient, vectorised with glibc's vector math (-ffast-math, in
+// its own object file).
+void handwritten_simd(benchmark::State& state) {
+  const Eigen::ArrayXd x = fg::bench::uniform(state.range(0), -2.0, 2.0);
+  Eigen::ArrayXd dx(x.size());
+  const auto n = static_cast<std::size_t>(x.size());
+  fg::bench::b1_handwritten_simd(x.data(), dx.data(), n);
+  fg::bench::check_gradient("B1/handwritten_simd", "dx", values_of(dx), values_of(gradient_by_hand(x)));
+  fg::bench::record_allocations(state, [&] {
+    double value = fg::bench::b1_handwritten_simd(x.data(), dx.data(), n);
+    benchmark::DoNotOptimize(value);
+    benchmark::ClobberMemory();
+  });
+  for (auto _ : state) {
+    double value = fg::bench::b1_handwritten_simd(x.data(), dx.data(), n);
+    benchmark::DoNotOptimize(value);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+#endif
+
 // fusegrad's static layer: one fused loop computes the value and the gradient.
 void fused(benchmark::State& state) {
   const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
@@ -223,6 +252,9 @@ void sizes_and_large(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(forward)->Name("B1/forward")->Apply(sizes);
 BENCHMARK(handwritten)->Name("B1/handwritten")->Apply(sizes_and_large);
+#ifdef FUSEGRAD_HANDWRITTEN_SIMD
+BENCHMARK(handwritten_simd)->Name("B1/handwritten_simd")->Apply(sizes_and_large);
+#endif
 BENCHMARK(fused)->Name("B1/fused")->Apply(sizes_and_large);
 BENCHMARK(fused_into)->Name("B1/fused_into")->Apply(sizes_and_large);
 BENCHMARK(fused_static16)->Name("B1/fused_static/16");

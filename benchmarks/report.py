@@ -208,6 +208,9 @@ def target_verdicts(fig, torch_built):
         if fh is not None and (case in ("B4", "B5") or 1024 <= n < 4194304):  # 2^22 is fused_into's size
             goal = 1.3 if case in ("B4", "B5") else 1.10
             judge(fh <= goal, f"{case} N={n}: fused / hand-written {fh:.2f} (target ≤ {goal:.2f})")
+        simd = fig.ratio(key, "fused", "handwritten_simd")  # B1 against glibc's vector math
+        if simd is not None and 1024 <= n < 4194304:
+            judge(simd <= 1.3, f"{case} N={n}: fused / handwritten_simd {simd:.2f} (target ≤ 1.30)")
         small = {("B2", 80): 1.5, ("B3", 100): 2.0}.get(key)  # where the sweep's set-up shows
         if fh is not None and small is not None:
             judge(fh <= small, f"{case} N={n}: fused / hand-written {fh:.2f} (target ≤ {small:.2f})")

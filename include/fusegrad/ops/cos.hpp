@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,8 +17,8 @@ struct cos_op {
   static constexpr std::string_view name = "cos";
   static constexpr std::string_view backward_name = "CosBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
-  static auto value(const auto& x) { return x.cos(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy * x.sin(); }
+  static auto value(const auto& x) { return math::cos(x); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy * math::sin(x); }
 };
 
 /// Element-wise cos: y = cos(x).

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +17,7 @@ struct exp_op {
   static constexpr std::string_view name = "exp";
   static constexpr std::string_view backward_name = "ExpBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
-  static auto value(const auto& x) { return x.exp(); }
+  static auto value(const auto& x) { return math::exp(x); }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * y; }
 };
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +17,7 @@ struct expm1_op {
   static constexpr std::string_view name = "expm1";
   static constexpr std::string_view backward_name = "Expm1Backward";
   static constexpr vjp_needs needs = vjp_needs::output;
-  static auto value(const auto& x) { return x.expm1(); }
+  static auto value(const auto& x) { return math::expm1(x); }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return dy * (y + T(1));

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -28,9 +29,9 @@ struct log1mexp_op {
     using T = typename std::decay_t<decltype(x)>::Scalar;
     static_assert(std::is_floating_point_v<T>,
                   "fusegrad::log1mexp: real scalars only (it picks between its two forms by comparing x)");
-    return (x > T(-std::numbers::ln2)).select((-x.expm1()).log(), (-x.exp()).log1p());
+    return (x > T(-std::numbers::ln2)).select((-math::expm1(x)).log(), math::log1p(-math::exp(x)));
   }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy / (-x).expm1(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy / math::expm1(-x); }
 };
 
 /// Element-wise log(1 - exp(x)) for x <= 0, accurate at both ends (see log1mexp_op).

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +17,7 @@ struct log1p_op {
   static constexpr std::string_view name = "log1p";
   static constexpr std::string_view backward_name = "Log1pBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
-  static auto value(const auto& x) { return x.log1p(); }
+  static auto value(const auto& x) { return math::log1p(x); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return dy / (x + T(1));

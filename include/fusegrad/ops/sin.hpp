@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,8 +17,8 @@ struct sin_op {
   static constexpr std::string_view name = "sin";
   static constexpr std::string_view backward_name = "SinBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
-  static auto value(const auto& x) { return x.sin(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.cos(); }
+  static auto value(const auto& x) { return math::sin(x); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * math::cos(x); }
 };
 
 /// Element-wise sin: y = sin(x).

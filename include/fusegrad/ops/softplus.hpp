@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -25,7 +26,7 @@ struct softplus_op {
     static_assert(std::is_floating_point_v<T>,
                   "fusegrad::softplus: real scalars only (its overflow-free form uses |x| and max, which have no "
                   "complex derivative)");
-    return x.max(T(0)) + (-x.abs()).exp().log1p();
+    return x.max(T(0)) + math::log1p(math::exp(-x.abs()));
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.logistic(); }
 };

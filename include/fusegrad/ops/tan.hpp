@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +17,7 @@ struct tan_op {
   static constexpr std::string_view name = "tan";
   static constexpr std::string_view backward_name = "TanBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
-  static auto value(const auto& x) { return x.tan(); }
+  static auto value(const auto& x) { return math::tan(x); }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return dy * (T(1) + y.square());
