@@ -3,12 +3,13 @@
 //
 // Eigen 3.4 evaluates sin, cos, tan, tanh, log1p and expm1 one element at a time for double, through the C
 // library. Built with FUSEGRAD_SIMD_MATH (CMake turns it on when it finds xsimd), the op specs evaluate them
-// with xsimd's vectorised functions instead: Eigen's packet loop hands each register to xsimd. Eigen's
-// vectorised exp for double returns 5.6e-309 for every x below -709.1 instead of falling to subnormal numbers
-// and 0; math::exp keeps Eigen's speed and takes those lanes from std::exp. Single values and tails go through
-// a register too, so an element's value never depends on where it sits in an array. float (which Eigen
-// vectorises itself), complex scalars, and these six when the option is off use Eigen's own functions. The
-// largest errors, in ULPs against long double, are in README.md and tests/ops/vector_math_test.cpp.
+// with xsimd's vectorised functions instead, Eigen's packet loop handing each register to xsimd (sin only with
+// registers wider than SSE2's: below that the C library's is the faster). Eigen's vectorised exp for double
+// returns 5.6e-309 for every x below -709.1 instead of falling to subnormal numbers and 0; math::exp keeps
+// Eigen's speed and takes those lanes from std::exp. Single values and tails go through a register too, so an
+// element's value never depends on where it sits in an array. float (which Eigen vectorises itself), complex
+// scalars, and these six when the option is off use Eigen's own functions. The largest errors, in ULPs against
+// long double, are in README.md and tests/ops/vector_math_test.cpp.
 #pragma once
 
 #include <cmath>
@@ -33,11 +34,17 @@ namespace fusegrad::math {
 
 /// Whether Eigen evaluates arrays of T in SIMD registers here (double, in a vectorising build).
 template <class T>
-inline constexpr bool in_registers_v = std::is_same_v<T, double>&& Eigen::internal::packet_traits<double>::Vectorizable;
+inline constexpr bool in_registers_v =
+    (Eigen::internal::packet_traits<double>::Vectorizable != 0) && std::is_same_v<T, double>;
 
 /// Whether sin, cos, tan, tanh, log1p and expm1 of T use xsimd.
 template <class T>
-inline constexpr bool vectorised_v = FUSEGRAD_SIMD_MATH&& in_registers_v<T>;
+inline constexpr bool vectorised_v = (FUSEGRAD_SIMD_MATH != 0) && in_registers_v<T>;
+
+/// Whether sin of T uses xsimd: only with registers wider than two doubles. With SSE2 alone, xsimd's sin
+/// takes 1.2-1.7 times as long as the C library's (benchmarks/results/simd-math.md).
+template <class T>
+inline constexpr bool vectorised_sin_v = vectorised_v<T> && (Eigen::internal::packet_traits<double>::size > 2);
 
 namespace detail {
 
@@ -48,10 +55,13 @@ namespace detail {
 #pragma GCC diagnostic ignored "-Wignored-attributes"
 #endif
 
+// The base of every functor below: Eigen's traits of these functors say they have a packetOp.
+struct packet_function_base {};
+
 // An Eigen functor for a function given on packets of any width, Function::apply(packet). A single
 // value goes through the widest packet, so it gets the same arithmetic as the value in a full register.
 template <class Function>
-struct packet_function {
+struct packet_function : packet_function_base {
   template <class Packet>
   Packet packetOp(const Packet& x) const {
     return Function::apply(x);
@@ -131,37 +141,36 @@ auto exp(const Array& x) {
 }
 
 #if FUSEGRAD_SIMD_MATH
-#define FUSEGRAD_ELEMENTWISE(fn)                        \
-  template <class Array>                                \
-  auto fn(const Array& x) {                             \
-    if constexpr (vectorised_v<typename Array::Scalar>) \
-      return x.unaryExpr(detail::fn##_function{});      \
-    else                                                \
-      return x.fn();                                    \
+#define FUSEGRAD_ELEMENTWISE(fn, vectorised)          \
+  template <class Array>                              \
+  auto fn(const Array& x) {                           \
+    if constexpr (vectorised<typename Array::Scalar>) \
+      return x.unaryExpr(detail::fn##_function{});    \
+    else                                              \
+      return x.fn();                                  \
   }
 #else
-#define FUSEGRAD_ELEMENTWISE(fn) \
-  template <class Array>         \
-  auto fn(const Array& x) {      \
-    return x.fn();               \
+#define FUSEGRAD_ELEMENTWISE(fn, vectorised) \
+  template <class Array>                     \
+  auto fn(const Array& x) {                  \
+    return x.fn();                           \
   }
 #endif
 
 /// sin, cos, tan, tanh, log1p and expm1 of an Eigen array expression, as the op specs evaluate them.
-FUSEGRAD_ELEMENTWISE(sin)
-FUSEGRAD_ELEMENTWISE(cos)
-FUSEGRAD_ELEMENTWISE(tan)
-FUSEGRAD_ELEMENTWISE(tanh)
-FUSEGRAD_ELEMENTWISE(log1p)
-FUSEGRAD_ELEMENTWISE(expm1)
+FUSEGRAD_ELEMENTWISE(sin, vectorised_sin_v)
+FUSEGRAD_ELEMENTWISE(cos, vectorised_v)
+FUSEGRAD_ELEMENTWISE(tan, vectorised_v)
+FUSEGRAD_ELEMENTWISE(tanh, vectorised_v)
+FUSEGRAD_ELEMENTWISE(log1p, vectorised_v)
+FUSEGRAD_ELEMENTWISE(expm1, vectorised_v)
 #undef FUSEGRAD_ELEMENTWISE
 
 }  // namespace fusegrad::math
 
-// Eigen vectorises a functor's expression when its traits say it has a packetOp.
 namespace Eigen::internal {
 template <class Function>
-  requires std::is_base_of_v<fusegrad::math::detail::packet_function<Function>, Function>
+  requires std::is_base_of_v<fusegrad::math::detail::packet_function_base, Function>
 struct functor_traits<Function> {
   enum { Cost = 30 * NumTraits<double>::MulCost, PacketAccess = true };
 };
