@@ -99,8 +99,9 @@ TEST(VectorMath, LargestErrorInUlpsOverTheWholeDomain) {
 
 TEST(VectorMath, SpecialValuesAreTheCLibrarys) {
   constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> specials{0.0,    -0.0,    inf,   -inf,   nan,    -1.0,   -2.0,
-                                     1000.0, -1000.0, 710.0, -720.0, -745.0, -750.0, 1e308};
+  // Infinities, NaN and huge inputs, and each side of where tanh reaches +-1 and expm1 -1.
+  const std::vector<double> specials{0.0,    -0.0,   inf,  -inf,  nan,  -1.0,  -2.0,  1000.0, -1000.0, 710.0, -720.0,
+                                     -745.0, -750.0, 19.0, -19.5, 20.5, -37.0, -38.0, 1e19,   -1e19,   1e308, -1e308};
   Eigen::ArrayXd x(Eigen::Index(specials.size()));
   std::copy(specials.begin(), specials.end(), x.begin());
   for (const auto& c : cases) {

@@ -109,10 +109,27 @@ Packet through_xsimd(const Packet& x, Kernel kernel) {
 FUSEGRAD_XSIMD_FUNCTION(sin)
 FUSEGRAD_XSIMD_FUNCTION(cos)
 FUSEGRAD_XSIMD_FUNCTION(tan)
-FUSEGRAD_XSIMD_FUNCTION(tanh)
 #undef FUSEGRAD_XSIMD_FUNCTION
 
-// xsimd 8 returns +0 for log1p(-0) and expm1(-0); the C library (and PyTorch) keep the zero's sign.
+// xsimd's tanh and expm1 convert x * log2(e) to a 64-bit integer, which overflows (undefined behaviour, in
+// its SSE2 code) for NaN, infinities and |x| beyond about 1e18. Past a bound where the result no longer
+// changes (tanh is +-1 beyond 19.1, expm1 -1 below -37.5 and infinite above 709.8) the input is clamped to
+// the bound, and a NaN comes back unchanged.
+template <class Batch>
+Batch clamp_then(const Batch& x, double lowest, double highest, auto kernel) {
+  const Batch finite = xsimd::select(xsimd::isnan(x), Batch(0.0), x);
+  const Batch clamped = xsimd::min(xsimd::max(finite, Batch(lowest)), Batch(highest));
+  return xsimd::select(xsimd::isnan(x), x, kernel(clamped));
+}
+
+struct tanh_function : packet_function<tanh_function> {
+  static auto apply(const auto& x) {
+    return through_xsimd(
+        x, [](const auto& b) { return clamp_then(b, -20.0, 20.0, [](const auto& c) { return xsimd::tanh(c); }); });
+  }
+};
+
+// xsimd 8 also returns +0 for log1p(-0) and expm1(-0); the C library (and PyTorch) keep the zero's sign.
 struct log1p_function : packet_function<log1p_function> {
   static auto apply(const auto& x) {
     return through_xsimd(x, [](const auto& b) { return xsimd::select(b == 0, b, xsimd::log1p(b)); });
@@ -120,7 +137,9 @@ struct log1p_function : packet_function<log1p_function> {
 };
 struct expm1_function : packet_function<expm1_function> {
   static auto apply(const auto& x) {
-    return through_xsimd(x, [](const auto& b) { return xsimd::select(b == 0, b, xsimd::expm1(b)); });
+    return through_xsimd(x, [](const auto& b) {
+      return xsimd::select(b == 0, b, clamp_then(b, -40.0, 710.0, [](const auto& c) { return xsimd::expm1(c); }));
+    });
   }
 };
 #endif
