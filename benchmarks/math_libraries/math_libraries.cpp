@@ -73,7 +73,7 @@ void over_registers(const double* in, double* out, std::size_t n) {
   void eigen_##fn(const double* in, double* out, std::size_t n) {                                                  \
     Eigen::Map<Eigen::ArrayXd>(out, Eigen::Index(n)) = Eigen::Map<const Eigen::ArrayXd>(in, Eigen::Index(n)).fn(); \
   }                                                                                                                \
-  reg xsimd_register_##fn(reg x) { return xsimd::fn(xsimd::batch<double>(x)); }                                    \
+  reg xsimd_register_##fn(reg x) { return xsimd::fn(xsimd::make_sized_batch_t<double, width>(x)); }                \
   reg sleef_register_##fn(reg x) { return SLEEF(fn)(x); }                                                          \
   reg mvec_register_##fn(reg x) { return MVEC(fn)(x); }                                                            \
   long double exact_##fn(long double x) { return std::fn(x); }

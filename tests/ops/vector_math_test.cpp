@@ -2,11 +2,13 @@
 // against long double over each function's whole domain (for exp, subnormal results included), IEEE special
 // values as std:: gives them, and values that do not depend on an element's position. The same bounds hold
 // with and without FUSEGRAD_SIMD_MATH; the test prints the measured figures and which implementation ran.
+// tests/CMakeLists.txt also builds this file without xsimd and, on x86-64, for AVX2 (gtest.vector_math_*).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -17,6 +19,15 @@
 namespace fg = fusegrad;
 
 namespace {
+
+#ifdef FUSEGRAD_TEST_NEEDS_AVX2
+// Built for AVX2 (tests/CMakeLists.txt): on a CPU without it, exit before any test with ctest's skip code.
+[[maybe_unused]] const bool cpu_has_avx2 = [] {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return true;
+  std::cout << "skipped: this CPU has no AVX2 and FMA\n";
+  std::_Exit(77);
+}();
+#endif
 
 using function = Eigen::ArrayXd (*)(const Eigen::ArrayXd&);
 using reference = long double (*)(long double);
@@ -83,7 +94,11 @@ double ulp_error(double got, long double exact) {
 }
 
 TEST(VectorMath, LargestErrorInUlpsOverTheWholeDomain) {
-  std::cout << "element-wise math: " << (fg::math::vectorised_v<double> ? "xsimd" : "Eigen (std::)") << '\n';
+  std::cout << "element-wise math: "
+            << (fg::math::vectorised_v<double>
+                    ? (fg::math::vectorised_sin_v<double> ? "xsimd" : "xsimd, sin from std::")
+                    : "Eigen (std::)")
+            << ", " << Eigen::internal::packet_traits<double>::size << " doubles per register\n";
   for (const auto& c : cases) {
     const Eigen::ArrayXd x = inputs(c.lo, c.hi, 1 << 15);
     const Eigen::ArrayXd y = c.vectorised(x);
@@ -121,18 +136,52 @@ TEST(VectorMath, SpecialValuesAreTheCLibrarys) {
   }
 }
 
-// Arrays of every length up to three registers and a tail: an element's value is the same at every
-// position, whether a full register, a partial one or a single value computes it.
-TEST(VectorMath, AValueDoesNotDependOnItsPosition) {
-  const double value = 0.7390851332151607;
+// Arrays of every length up to two registers and a tail: an element's value is the same at every
+// position, whether a full register, a partial one or a single value computes it, and whatever its
+// neighbours are. The values and neighbours straddle the bounds where xsimd's trigonometric functions switch
+// their argument reduction by the largest value in the register (20 pi, 823550), where exp leaves normal
+// results, and include NaN and infinity.
+TEST(VectorMath, AValueDoesNotDependOnItsPositionOrNeighbours) {
+  constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values{0.7390851332151607, 10.3, 616.86, 62.8, 70.0, 823000.0, 9e5, -720.0};
+  const std::vector<double> neighbours{0.3, 616.86, 1e6, nan, inf, -740.0};
   for (const auto& c : cases) {
-    const double alone = c.vectorised(Eigen::ArrayXd::Constant(1, value))[0];
-    for (Eigen::Index n = 1; n <= 27; ++n) {
-      Eigen::ArrayXd x = Eigen::ArrayXd::LinSpaced(n, -0.5, 0.5);
+    for (const double value : values) {
+      const double alone = c.vectorised(Eigen::ArrayXd::Constant(1, value))[0];
+      for (const double neighbour : neighbours) {
+        for (Eigen::Index n = 1; n <= 19; ++n) {
+          for (Eigen::Index at = 0; at < n; ++at) {
+            Eigen::ArrayXd placed = Eigen::ArrayXd::Constant(n, neighbour);
+            placed[at] = value;
+            const double there = c.vectorised(placed)[at];
+            EXPECT_TRUE(there == alone || (std::isnan(there) && std::isnan(alone)))
+                << c.name << '(' << value << "): position " << at << " of " << n << " among " << neighbour << " is "
+                << there << ", alone " << alone;
+          }
+        }
+      }
+    }
+  }
+}
+
+// float's exp is Eigen's vectorised one (within 4 ULPs), except below log(FLT_MIN) ~ -87.34, where the result is
+// subnormal or 0 and std::exp gives it (Eigen's returns 2.9e-39 there in SSE2 registers); at every position of an
+// array.
+TEST(VectorMath, FloatExpFallsToSubnormalNumbersAndZero) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values{-80.0f, -87.3f, -87.4f, -88.0f, -89.0f, -95.0f, -103.0f, -104.0f, -110.0f, -inf};
+  for (const float value : values) {
+    const float want = std::exp(value);
+    for (Eigen::Index n = 1; n <= 35; ++n) {
       for (Eigen::Index at = 0; at < n; ++at) {
-        Eigen::ArrayXd placed = x;
-        placed[at] = value;
-        EXPECT_EQ(c.vectorised(placed)[at], alone) << c.name << ": position " << at << " of " << n;
+        Eigen::ArrayXf x = Eigen::ArrayXf::Constant(n, 1.0f);
+        x[at] = value;
+        const float got = fg::math::exp(x).eval()[at];
+        if (want < std::numeric_limits<float>::min()) {
+          EXPECT_EQ(got, want) << "exp(" << value << "f) at position " << at << " of " << n;
+        } else {
+          EXPECT_NEAR(got, want, 4 * std::numeric_limits<float>::epsilon() * want) << "exp(" << value << "f)";
+        }
       }
     }
   }

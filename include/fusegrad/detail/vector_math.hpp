@@ -30,19 +30,36 @@
 #include <xsimd/xsimd.hpp>
 #endif
 
-namespace fusegrad::math {
+// The functions below differ with FUSEGRAD_SIMD_MATH: an inline namespace per setting keeps translation units
+// built with different settings from sharing (and silently mixing) their definitions.
+#if FUSEGRAD_SIMD_MATH
+#define FUSEGRAD_MATH_NAMESPACE with_xsimd
+#else
+#define FUSEGRAD_MATH_NAMESPACE with_eigen
+#endif
 
-/// Whether Eigen evaluates arrays of T in SIMD registers here (double, in a vectorising build).
+namespace fusegrad::math {
+inline namespace FUSEGRAD_MATH_NAMESPACE {
+
+/// Whether T is float or double and Eigen evaluates arrays of T in SIMD registers here: then exp's packets are
+/// mended.
 template <class T>
 inline constexpr bool in_registers_v =
-    (Eigen::internal::packet_traits<double>::Vectorizable != 0) && std::is_same_v<T, double>;
+    std::is_floating_point_v<T> && !std::is_same_v<T, long double> && Eigen::internal::packet_traits<T>::Vectorizable;
 
-/// Whether sin, cos, tan, tanh, log1p and expm1 of T use xsimd.
+/// Whether tan, cos, tanh, log1p and expm1 of T use xsimd: double, in a vectorising build with xsimd, where
+/// xsimd has a register of Eigen's width (xsimd 8 has none for POWER's or IBM Z's vectors, for example).
 template <class T>
-inline constexpr bool vectorised_v = (FUSEGRAD_SIMD_MATH != 0) && in_registers_v<T>;
+inline constexpr bool vectorised_v =
+#if FUSEGRAD_SIMD_MATH
+    std::is_same_v<T, double>&& in_registers_v<T> &&
+    !std::is_void_v<xsimd::make_sized_batch_t<double, std::size_t(Eigen::internal::packet_traits<double>::size)>>;
+#else
+    false;
+#endif
 
-/// Whether sin of T uses xsimd: only with registers wider than two doubles. With SSE2 alone, xsimd's sin
-/// takes 1.2-1.7 times as long as the C library's (benchmarks/results/simd-math.md).
+/// Whether sin of T uses xsimd: as vectorised_v, and only with registers wider than two doubles. With SSE2
+/// alone, xsimd's sin took 1.2-1.7 times as long as the C library's (benchmarks/results/simd-math.md).
 template <class T>
 inline constexpr bool vectorised_sin_v = vectorised_v<T> && (Eigen::internal::packet_traits<double>::size > 2);
 
@@ -66,27 +83,51 @@ struct packet_function : packet_function_base {
   Packet packetOp(const Packet& x) const {
     return Function::apply(x);
   }
-  double operator()(double x) const {
-    using packet = typename Eigen::internal::packet_traits<double>::type;
+  template <class Scalar>
+  Scalar operator()(Scalar x) const {
+    using packet = typename Eigen::internal::packet_traits<Scalar>::type;
     return Eigen::internal::pfirst(Function::apply(Eigen::internal::pset1<packet>(x)));
   }
 };
+
+// Computes `vector` on the whole register, except the lanes `inside` does not hold (where `vector` is wrong or
+// would read its neighbours), which `scalar` computes one at a time. Those lanes reach `vector` as `stand_in`.
+template <class Packet, class Vector, class Scalar = typename Eigen::internal::unpacket_traits<Packet>::type>
+Packet except_lanes(const Packet& x, const Packet& inside, std::type_identity_t<Scalar> stand_in, Vector vector,
+                    std::type_identity_t<Scalar> (*scalar)(Scalar)) {
+  using namespace Eigen::internal;
+  if (!predux_any(pandnot(ptrue(x), inside))) return vector(x);
+  constexpr int lanes = unpacket_traits<Packet>::size;
+  alignas(Packet) Scalar values[lanes];
+  pstoreu(values, vector(pselect(inside, x, pset1<Packet>(stand_in))));
+  alignas(Packet) Scalar inputs[lanes];
+  pstoreu(inputs, x);
+  alignas(Packet) Scalar kept[lanes];
+  pstoreu(kept, inside);
+  for (int k = 0; k < lanes; ++k)
+    if (kept[k] == 0) values[k] = scalar(inputs[k]);  // a false lane is all zero bits
+  return ploadu<Packet>(values);
+}
+
+template <class Scalar>
+Scalar std_exp(Scalar x) {
+  return std::exp(x);
+}
+
+// The log of the smallest normal number: below it exp is subnormal or 0, where Eigen's pexp is wrong (for
+// double it returns 5.6e-309 from -709.8 down; for float, in SSE2 registers, 2.9e-39 from -88.8 down).
+template <class Scalar>
+inline constexpr Scalar log_smallest_normal = std::is_same_v<Scalar, float> ? Scalar(-87.33654475)
+                                                                            : Scalar(-708.3964185322641);
 
 struct exp_function : packet_function<exp_function> {
   template <class Packet>
   static Packet apply(const Packet& x) {
     using namespace Eigen::internal;
-    // Below log(DBL_MIN) the result is subnormal or 0, where Eigen's pexp is wrong: std::exp per lane.
-    const Packet normal = pset1<Packet>(-708.3964185322641);
-    if (!predux_any(pcmp_lt(x, normal))) return pexp(x);
-    constexpr int lanes = unpacket_traits<Packet>::size;
-    alignas(Packet) double values[lanes];
-    pstoreu(values, pexp(x));
-    alignas(Packet) double inputs[lanes];
-    pstoreu(inputs, x);
-    for (int k = 0; k < lanes; ++k)
-      if (inputs[k] < -708.3964185322641) values[k] = std::exp(inputs[k]);
-    return ploadu<Packet>(values);
+    using scalar = typename unpacket_traits<Packet>::type;
+    const Packet normal = pcmp_le(pset1<Packet>(log_smallest_normal<scalar>), x);  // false for NaN
+    return except_lanes(
+        x, normal, scalar(0), [](const Packet& y) { return pexp(y); }, std_exp<scalar>);
   }
 };
 
@@ -100,11 +141,41 @@ Packet through_xsimd(const Packet& x, Kernel kernel) {
   return static_cast<typename batch::register_type>(kernel(batch(x)));
 }
 
-#define FUSEGRAD_XSIMD_FUNCTION(fn)                                        \
-  struct fn##_function : packet_function<fn##_function> {                  \
-    static auto apply(const auto& x) {                                     \
-      return through_xsimd(x, [](const auto& b) { return xsimd::fn(b); }); \
-    }                                                                      \
+// xsimd's sin, cos and tan reduce the argument by one of several methods, picked by the largest |x| in the
+// register, and the methods for |x| up to 20 pi and up to 823550 round differently. So a register is split:
+// lanes up to 20 pi, and lanes up to 823550, each go through xsimd in a register of their own kind; larger,
+// infinite and NaN lanes go to the C library. A lane's value never depends on its neighbours.
+template <class Packet, class Kernel>
+EIGEN_DONT_INLINE Packet trigonometric_by_size(const Packet& x, const Packet& small, Kernel kernel,
+                                               double (*scalar)(double)) {
+  using namespace Eigen::internal;
+  const Packet medium = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::mediumpi<double>()));  // false for NaN
+  const auto by_size = [&](const Packet& y) {
+    // 100 takes the medium method, as the medium lanes do; 0 the small one.
+    return pselect(small, through_xsimd(pselect(small, y, pzero(y)), kernel),
+                   through_xsimd(pselect(small, pset1<Packet>(100.0), y), kernel));
+  };
+  return except_lanes(x, medium, 0.0, by_size, scalar);
+}
+
+template <class Packet, class Kernel>
+Packet trigonometric(const Packet& x, Kernel kernel, double (*scalar)(double)) {
+  using namespace Eigen::internal;
+  const Packet small = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));  // false for NaN
+  if (predux_any(pandnot(ptrue(x), small))) return trigonometric_by_size(x, small, kernel, scalar);
+  return through_xsimd(x, kernel);  // every lane up to 20 pi: the common case, kept inline
+}
+
+inline double std_sin(double x) { return std::sin(x); }
+inline double std_cos(double x) { return std::cos(x); }
+inline double std_tan(double x) { return std::tan(x); }
+
+#define FUSEGRAD_XSIMD_FUNCTION(fn)                                 \
+  struct fn##_function : packet_function<fn##_function> {           \
+    static auto apply(const auto& x) {                              \
+      return trigonometric(                                         \
+          x, [](const auto& b) { return xsimd::fn(b); }, std_##fn); \
+    }                                                               \
   };
 FUSEGRAD_XSIMD_FUNCTION(sin)
 FUSEGRAD_XSIMD_FUNCTION(cos)
@@ -185,7 +256,9 @@ FUSEGRAD_ELEMENTWISE(log1p, vectorised_v)
 FUSEGRAD_ELEMENTWISE(expm1, vectorised_v)
 #undef FUSEGRAD_ELEMENTWISE
 
+}  // namespace FUSEGRAD_MATH_NAMESPACE
 }  // namespace fusegrad::math
+#undef FUSEGRAD_MATH_NAMESPACE
 
 namespace Eigen::internal {
 template <class Function>
