@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -95,8 +96,141 @@ class einsum_evaluation {
 
   // Writes the result (the output's labels in order, row-major) into out.
   void run(T* out) {
-    einsum_label_set output_set = 0;
-    for (einsum_label l : output_) output_set |= einsum_label_set(1) << l;
+    const einsum_term_values<T> result = contract_all(reduced_terms(), output_set(), out);
+    if (result.data != out) copy_into(result, output_, out);  // in the output's axis order
+  }
+
+  // Writes into dx[k] the gradient of operand k for the upstream dy (shaped as the output), for every k whose
+  // dx[k] is not null: backward through the same pairwise contractions as run(), so that operands share the
+  // intermediate products (for "ij,jk,kl->il", B C is computed once, not once per operand's einsum). A
+  // contraction's gradient with respect to one side is the contraction of its gradient with the other side.
+  void backward(const T* dy, std::span<T* const> dx) {
+    std::vector<einsum_term_values<T>> terms = reduced_terms();
+    std::vector<einsum_label_set> sets(terms.size());
+    for (std::size_t k = 0; k < terms.size(); ++k) sets[k] = terms[k].label_set();
+    const einsum_plan plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set(), extent_);
+    std::uint64_t wanted = 0;
+    for (std::size_t k = 0; k < dx.size(); ++k)
+      if (dx[k]) wanted |= std::uint64_t(1) << k;
+    einsum_term_values<T> upstream;
+    upstream.labels.assign(output_.begin(), output_.end());
+    upstream.data = dy;
+    if (plan.steps.empty()) {  // one operand
+      if (wanted & 1) scatter_gradient(inputs_[0], upstream, dx[0]);
+      return;
+    }
+    backward_pass pass{plan, terms, std::vector<std::optional<einsum_term_values<T>>>(plan.steps.size()), dx, wanted};
+    send_back(pass, ~std::uint64_t(0) >> (64 - terms.size()), upstream);  // the root covers every operand
+  }
+
+ private:
+  // What backward() carries down the plan: the intermediate products, computed when a gradient first needs one.
+  struct backward_pass {
+    const einsum_plan& plan;
+    const std::vector<einsum_term_values<T>>& terms;
+    std::vector<std::optional<einsum_term_values<T>>> products;  // per step of the plan
+    std::span<T* const> dx;
+    std::uint64_t wanted;  // bit k: operand k's gradient is asked for
+
+    // The step whose result covers these operands (bit k: operand k).
+    [[nodiscard]] std::size_t step_of(std::uint64_t covers) const {
+      const auto at = std::find_if(plan.steps.begin(), plan.steps.end(),
+                                   [&](const einsum_step& s) { return (s.left | s.right) == covers; });
+      return std::size_t(at - plan.steps.begin());
+    }
+    [[nodiscard]] einsum_label_set labels_of(std::uint64_t covers) const {
+      if (std::has_single_bit(covers)) return terms[std::size_t(std::countr_zero(covers))].label_set();
+      return plan.steps[step_of(covers)].keep;
+    }
+  };
+
+  const einsum_term_values<T>& value_of(backward_pass& pass, std::uint64_t covers) const {
+    if (std::has_single_bit(covers)) return pass.terms[std::size_t(std::countr_zero(covers))];
+    const std::size_t i = pass.step_of(covers);
+    if (!pass.products[i]) {
+      const einsum_step& step = pass.plan.steps[i];
+      pass.products[i] = contract(value_of(pass, step.left), value_of(pass, step.right), step.keep);
+    }
+    return *pass.products[i];
+  }
+
+  // Given the gradient of the result covering `covers`, the gradients of the two results it was contracted from,
+  // down to the operands.
+  void send_back(backward_pass& pass, std::uint64_t covers, const einsum_term_values<T>& gradient) const {
+    if (std::has_single_bit(covers)) {
+      const auto k = std::size_t(std::countr_zero(covers));
+      scatter_gradient(inputs_[k], gradient, pass.dx[k]);
+      return;
+    }
+    const einsum_step& step = pass.plan.steps[pass.step_of(covers)];
+    if (step.left & pass.wanted) {
+      const auto [into, labels] = gradient_target(pass, step.left);
+      send_back(pass, step.left,
+                contract(gradient, value_of(pass, step.right), pass.labels_of(step.left), into, labels));
+    }
+    if (step.right & pass.wanted) {
+      const auto [into, labels] = gradient_target(pass, step.right);
+      send_back(pass, step.right,
+                contract(value_of(pass, step.left), gradient, pass.labels_of(step.right), into, labels));
+    }
+  }
+
+  // Where the gradient of the result covering `covers` may be written as contract() computes it: an operand's
+  // own gradient array when the operand's axes are its term's labels as they are (no diagonal, broadcast axis or
+  // summed label), so that no copy follows; nowhere otherwise.
+  std::pair<T*, std::span<const einsum_label>> gradient_target(const backward_pass& pass, std::uint64_t covers) const {
+    if (!std::has_single_bit(covers)) return {nullptr, {}};
+    const auto k = std::size_t(std::countr_zero(covers));
+    // Equal labels: reduce_operand took no diagonal and summed nothing, and the operand has no broadcast axis,
+    // which the term would lack.
+    if (!std::ranges::equal(pass.terms[k].labels, inputs_[k].labels)) return {nullptr, {}};
+    return {pass.dx[k], inputs_[k].labels};
+  }
+
+  // Writes the gradient g of an operand's term into dx, laid out as the operand: broadcast along the labels
+  // reduce_operand summed out, along the diagonal where the operand repeats a label (zero elsewhere). g already
+  // holds the sum over a broadcast axis' label, which the term never had.
+  void scatter_gradient(const einsum_input<T>& in, const einsum_term_values<T>& g, T* dx) const {
+    if (g.data == dx) return;  // contract() wrote it there (gradient_target)
+    const std::size_t rank = in.labels.size();
+    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
+    std::ptrdiff_t stride = 1;
+    for (std::size_t a = rank; a-- > 0;) {
+      axis_stride[a] = stride;
+      stride *= std::ptrdiff_t(in.extents[a]);
+    }
+    const std::vector<std::ptrdiff_t> g_strides = strides_of(g.labels);
+    std::vector<einsum_label> distinct;
+    std::vector<std::size_t> walk_extents;
+    std::vector<std::ptrdiff_t> src, dst;
+    bool diagonal = false;
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (broadcast_axis(in, a)) continue;
+      const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
+      if (at != distinct.end()) {
+        diagonal = true;
+        dst[std::size_t(at - distinct.begin())] += axis_stride[a];
+        continue;
+      }
+      distinct.push_back(in.labels[a]);
+      walk_extents.push_back(extent_[in.labels[a]]);
+      dst.push_back(axis_stride[a]);
+      const auto in_g = std::find(g.labels.begin(), g.labels.end(), in.labels[a]);
+      src.push_back(in_g == g.labels.end() ? 0 : g_strides[std::size_t(in_g - g.labels.begin())]);
+    }
+    if (diagonal) std::fill_n(dx, std::size_t(stride), T(0));
+    strided_walk<false>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
+                        std::span<const std::ptrdiff_t>(dst), g.data, dx);
+  }
+
+  einsum_label_set output_set() const {
+    einsum_label_set set = 0;
+    for (einsum_label l : output_) set |= einsum_label_set(1) << l;
+    return set;
+  }
+
+  // Every operand as a term (reduce_operand), keeping the labels the output or another operand varies along.
+  std::vector<einsum_term_values<T>> reduced_terms() const {
     // The labels each operand really varies along: a broadcast axis (extent 1 under a larger
     // label) does not count.
     std::vector<einsum_label_set> varies(inputs_.size(), 0);
@@ -106,16 +240,14 @@ class einsum_evaluation {
     std::vector<einsum_term_values<T>> terms;
     terms.reserve(inputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      einsum_label_set needed = output_set;
+      einsum_label_set needed = output_set();
       for (std::size_t j = 0; j < inputs_.size(); ++j)
         if (j != k) needed |= varies[j];
       terms.push_back(reduce_operand(inputs_[k], needed));
     }
-    const einsum_term_values<T> result = contract_all(std::move(terms), output_set, out);
-    if (result.data != out) copy_into(result, output_, out);  // in the output's axis order
+    return terms;
   }
 
- private:
   [[nodiscard]] bool broadcast_axis(const einsum_input<T>& in, std::size_t axis) const {
     return in.extents[axis] == 1 && extent_[in.labels[axis]] != 1;
   }
@@ -199,7 +331,7 @@ class einsum_evaluation {
       const einsum_term_values<T> left = take(step.left);
       const einsum_term_values<T> right = take(step.right);
       const bool last = &step == &plan.steps.back();
-      done.emplace_back(step.left | step.right, contract(left, right, step.keep, last ? out : nullptr));
+      done.emplace_back(step.left | step.right, contract(left, right, step.keep, last ? out : nullptr, output_));
     }
     return std::move(done.front().second);
   }
@@ -243,11 +375,12 @@ class einsum_evaluation {
   // hold that are kept: one GEMM per batch element. A is read in place when laid out as [batch,
   // free, contracted] or (transposed) [batch, contracted, free], B as [batch, contracted, free]
   // or (transposed) [batch, free, contracted]; any other operand is copied into the first of
-  // its two layouts. With `into`, a product that comes out in the output's axis order, [batch,
+  // its two layouts. With `into`, a product that comes out in the axis order `into_labels`, [batch,
   // A's free, B's free] or (as B^T A^T) [batch, B's free, A's free], is written there; `into`
   // is never an operand's memory.
   einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b, einsum_label_set keep,
-                                 T* into = nullptr, bool may_swap = true) const {
+                                 T* into = nullptr, std::span<const einsum_label> into_labels = {},
+                                 bool may_swap = true) const {
     const einsum_label_set in_a = a.label_set(), in_b = b.label_set();
     std::vector<einsum_label> batch, contracted, a_free, b_free;
     for (einsum_label l : a.labels) {
@@ -288,13 +421,13 @@ class einsum_evaluation {
     const auto n = Eigen::Index(size_of(labels_to_set(b_free)));
     einsum_term_values<T> c;
     c.labels = concat({&batch, &a_free, &b_free});
-    const bool in_output_order = std::ranges::equal(c.labels, output_);
+    const bool in_output_order = std::ranges::equal(c.labels, into_labels);
     if (into && !in_output_order && may_swap) {
       std::vector<einsum_label> batch_of_b;
       for (einsum_label l : b.labels)
         if (std::find(batch.begin(), batch.end(), l) != batch.end()) batch_of_b.push_back(l);
-      if (std::ranges::equal(concat({&batch_of_b, &b_free, &a_free}), output_))
-        return contract(b, a, keep, into, false);
+      if (std::ranges::equal(concat({&batch_of_b, &b_free, &a_free}), into_labels))
+        return contract(b, a, keep, into, into_labels, false);
     }
     T* c_data = into;
     if (!into || !in_output_order) {
@@ -335,6 +468,14 @@ class einsum_evaluation {
   std::span<const einsum_label> output_;
   const std::array<std::size_t, einsum_labels>& extent_;
 };
+
+// The gradients of the einsum of `inputs` with the labels `output`, for the upstream dy: into dx[k] for every
+// operand k whose dx[k] is not null (einsum_evaluation::backward).
+template <class T>
+void einsum_backward(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
+                     const std::array<std::size_t, einsum_labels>& extent, const T* dy, std::span<T* const> dx) {
+  einsum_evaluation<T>(inputs, output, extent).backward(dy, dx);
+}
 
 // The einsum of `inputs` with the labels `output` (which may include labels no input has:
 // broadcast, of the extent `extent` gives), written into out.

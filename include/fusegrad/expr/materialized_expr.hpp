@@ -50,6 +50,15 @@ concept MaterializedOp = OpSpec<Op> && std::copy_constructible<Op> && requires {
   { Op::arity } -> std::convertible_to<std::size_t>;
 } && detail::has_materialized_calls<Op>(std::make_index_sequence<Op::arity>{});
 
+/// A materialised op that also computes every operand's gradient in one call, where the gradients share work
+/// (einsum's intermediate products): `vjp_all(dx, dy, in, y)` writes operand I's gradient into dx[I] (`=`), for
+/// every I whose dx[I] is not null. Both layers then call it instead of each vjp<I>.
+template <class Op>
+concept JointVjp = MaterializedOp<Op> && requires(const Op& op, const std::array<double*, Op::arity>& dx,
+                                                  const double* dy, const operands<double, Op::arity>& in) {
+  op.vjp_all(dx, dy, in, dy);
+};
+
 /// An op whose result is `scale(n) * sum(x)` over all n elements (sum, mean): its operand's
 /// segment is reduced block by block inside the fused loop, never materialised.
 template <class Op>

@@ -118,7 +118,8 @@ struct einsum_runtime_text {
 ///   value: y = sum over the labels not in the output of the product of the operands
 ///   vjp:   dx_k = the einsum of dy and the other operands onto x_k's labels: broadcast along
 ///          labels only x_k has, written along the diagonal where x_k repeats a label, summed
-///          over its broadcast axes
+///          over its broadcast axes; with three operands or more, all of them at once, backward
+///          through the pairwise contractions, which share their intermediate products
 template <std::size_t N, class Text>
 struct einsum_op : Text {
   static constexpr std::string_view name = "einsum";
@@ -202,6 +203,24 @@ struct einsum_op : Text {
     std::fill_n(dx, in.extents[I].size(), T(0));
     detail::strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
                                std::span<const std::ptrdiff_t>(dst), g.data(), dx);
+  }
+
+  // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise
+  // contractions, which the operands' gradients share; with one or two, each operand's vjp.
+  template <class T>
+  void vjp_all(const std::array<T*, N>& dx, const T* dy, const operands<T, N>& in, const T* y) const {
+    if constexpr (N < 3) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((dx[I] ? this->template vjp<I>(dx[I], dy, in, y) : void()), ...);
+      }
+      (std::make_index_sequence<N>{});
+    } else {
+      const detail::einsum_binding<N> b = bind(in.extents);
+      const auto inputs = inputs_of(b, in);
+      detail::einsum_backward<T>(std::span<const detail::einsum_input<T>>(inputs),
+                                 std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, dy,
+                                 std::span<T* const>(dx));
+    }
   }
 
  private:

@@ -42,6 +42,15 @@ EINSUM = [
     ("upper_case", "aB,Bc->ac", [(2, 3), (3, 2)], False),
     ("scalar_operand", "ij,,jk->ik", [(2, 3), (), (3, 4)], False),
     ("diagonal_times_vector", "ii,i->i", [(3, 3), (3,)], False),
+    # three operands or more: the gradients go back through the pairwise contractions
+    ("chain_with_diagonal", "iij,jk,kl->il", [(2, 2, 3), (3, 4), (4, 2)], False),
+    ("chain_to_scalar", "ij,jk,kl->", [(2, 3), (3, 4), (4, 2)], False),
+    ("batched_chain", "bij,bjk,bkl->bil", [(2, 2, 3), (2, 3, 2), (2, 2, 3)], False),
+    ("shared_by_three", "ij,j,jk->ik", [(2, 3), (3,), (3, 4)], False),
+    ("chain_with_summed_label", "ijx,jk,kl->il", [(2, 3, 2), (3, 4), (4, 2)], False),
+    ("chain_with_broadcast", "...ij,jk,...k->...i", [(1, 2, 3), (3, 4), (2, 4)], False),
+    ("label_broadcast_in_three", "ij,ij,j->i", [(2, 3), (1, 3), (3,)], False),
+    ("one_tensor_thrice", "ij,jk,kl->il", [(3, 3), (3, 3), (3, 3)], True),
 ]
 
 ELEMENTWISE = [

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -165,12 +166,19 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   // Each operand's VJP from this node's gradient dy, then the sweep of the operand's segment.
   void sweep_operands([[maybe_unused]] const value_type* dy) {
     if constexpr (E::takes_grad) {
+      if constexpr (JointVjp<Op>) {  // every operand's gradient in one call, before any operand's sweep
+        std::array<value_type*, Op::arity> dx{};
+        operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
+          if constexpr (std::remove_reference_t<decltype(o)>::takes_grad) dx[I] = o.upstream.data();
+        });
+        op_.vjp_all(dx, dy, operands_.template view<value_type>(), value.data());
+      }
       operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
         using operand = std::remove_reference_t<decltype(o)>;
         if constexpr (operand::takes_grad) {
           if constexpr (fused) {
             o.upstream[0] = dy[0] * Op::template scale<value_type>(o.extents.size());
-          } else {
+          } else if constexpr (!JointVjp<Op>) {
             op_.template vjp<I>(o.upstream.data(), dy, operands_.template view<value_type>(), value.data());
           }
           o.upstream_access.load();
