@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <fusegrad/detail/einsum_backward.hpp>
+#include <fusegrad/detail/einsum_contraction.hpp>
 #include <fusegrad/detail/einsum_engine.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
@@ -114,7 +116,7 @@ struct einsum_runtime_text {
 /// the last two axes. Without "->", the output holds the "..." axes, then the labels seen once in
 /// ASCII order. A label's extents agree across operands or are 1 (broadcast, as in PyTorch);
 /// repeated in one operand they are equal. Operands are contracted pairwise on Eigen's GEMM, in
-/// the order of least cost (detail/einsum_engine.hpp).
+/// the order of least cost (detail/einsum_engine.hpp, detail/einsum_backward.hpp).
 ///   value: y = sum over the labels not in the output of the product of the operands
 ///   vjp:   dx_k = the einsum of dy and the other operands onto x_k's labels: broadcast along
 ///          labels only x_k has, written along the diagonal where x_k repeats a label, summed
@@ -153,56 +155,26 @@ struct einsum_op : Text {
   template <std::size_t I, class T>
   void vjp(T* dx, const T* dy, const operands<T, N>& in, const T* /*y*/) const {
     const detail::einsum_binding<N> b = bind(in.extents);
-    auto all = inputs_of(b, in);
+    const auto all = inputs_of(b, in);
+    // The einsum of dy with the other operands onto operand I's term.
+    std::array<std::size_t, Extents::max_rank> output_extents{};
+    for (std::size_t a = 0; a < b.output_rank; ++a) output_extents[a] = b.extent[b.output[a]];
     std::vector<detail::einsum_input<T>> inputs;
-    const std::array<std::size_t, Extents::max_rank> output_extents = [&] {
-      std::array<std::size_t, Extents::max_rank> e{};
-      for (std::size_t a = 0; a < b.output_rank; ++a) e[a] = b.extent[b.output[a]];
-      return e;
-    }();
     inputs.push_back({dy, std::span<const detail::einsum_label>(b.output.data(), b.output_rank),
                       std::span<const std::size_t>(output_extents.data(), b.output_rank)});
     for (std::size_t k = 0; k < N; ++k)
       if (k != I) inputs.push_back(all[k]);
-    // Operand I's labels, each once; when that is its axes as they are (no diagonal, no
-    // broadcast axis), the gradient is computed in place.
-    const std::span<const detail::einsum_label> axes(b.axis_labels[I].data(), b.ranks[I]);
-    std::vector<detail::einsum_label> distinct;
-    bool in_place = true;
-    for (std::size_t a = 0; a < axes.size(); ++a) {
-      if (std::find(distinct.begin(), distinct.end(), axes[a]) != distinct.end())
-        in_place = false;
-      else
-        distinct.push_back(axes[a]);
-      if (in.extents[I][a] != b.extent[axes[a]]) in_place = false;  // broadcast
+    const detail::einsum_contraction<T> operand(std::span<const detail::einsum_input<T>>(&all[I], 1), {}, b.extent);
+    detail::einsum_term_values<T> g;
+    g.labels = operand.gradient_labels(all[I]);
+    T* target = dx;  // when the term's labels are the operand's axes as they are
+    if (!std::ranges::equal(g.labels, all[I].labels)) {
+      g.owned.resize(operand.size_of(detail::labels_to_set(g.labels)));
+      target = g.owned.data();
     }
-    const std::span<const detail::einsum_input<T>> gradient_inputs(inputs);
-    if (in_place) {
-      detail::einsum_evaluate<T>(gradient_inputs, axes, b.extent, dx);
-      return;
-    }
-    std::size_t n = 1;
-    for (detail::einsum_label l : distinct) n *= b.extent[l];
-    std::vector<T> g(n);
-    detail::einsum_evaluate<T>(gradient_inputs, std::span<const detail::einsum_label>(distinct), b.extent, g.data());
-    // Scattered back: along the diagonal of a repeated label, summed over a broadcast axis.
-    std::vector<std::size_t> walk_extents;
-    std::vector<std::ptrdiff_t> src(distinct.size()), dst(distinct.size(), 0);
-    std::ptrdiff_t s = 1;
-    for (std::size_t j = distinct.size(); j-- > 0;) {
-      src[j] = s;
-      s *= std::ptrdiff_t(b.extent[distinct[j]]);
-    }
-    std::ptrdiff_t stride = 1;
-    for (std::size_t a = axes.size(); a-- > 0;) {
-      const std::size_t j = std::size_t(std::find(distinct.begin(), distinct.end(), axes[a]) - distinct.begin());
-      if (in.extents[I][a] == b.extent[axes[a]]) dst[j] += stride;
-      stride *= std::ptrdiff_t(in.extents[I][a]);
-    }
-    for (detail::einsum_label l : distinct) walk_extents.push_back(b.extent[l]);
-    std::fill_n(dx, in.extents[I].size(), T(0));
-    detail::strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
-                               std::span<const std::ptrdiff_t>(dst), g.data(), dx);
+    detail::einsum_evaluate<T>(std::span<const detail::einsum_input<T>>(inputs), g.labels, b.extent, target);
+    g.data = target;
+    operand.scatter_gradient(all[I], g, dx);
   }
 
   // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise

@@ -1,0 +1,339 @@
+// detail/einsum_contraction.hpp -- the pieces of an einsum evaluation: operands reduced to terms (diagonals taken,
+// labels summed), pairwise contractions on Eigen's GEMM, and the strided walk behind every copy, sum and scatter.
+// Forward (einsum_engine.hpp) and backward (einsum_backward.hpp) are written with them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <fusegrad/detail/einsum_plan.hpp>
+#include <fusegrad/detail/strided_walk.hpp>
+#include <fusegrad/shape/einsum_subscripts.hpp>
+#include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+
+static_assert(einsum_labels <= max_walk_rank, "an einsum's walks cover every label");
+
+// One operand of an evaluation: row-major values, and per axis a label and an extent. A label
+// may name several axes (a diagonal); an axis of extent 1 under a label of a larger extent is
+// broadcast.
+template <class T>
+struct einsum_input {
+  const T* data;
+  std::span<const einsum_label> labels;
+  std::span<const std::size_t> extents;
+};
+
+inline einsum_label_set labels_to_set(std::span<const einsum_label> labels) {
+  einsum_label_set s = 0;
+  for (einsum_label l : labels) s |= einsum_label_set(1) << l;
+  return s;
+}
+
+// An operand or an intermediate result while contracting: distinct labels, one per axis, and
+// values (its own, or an operand's).
+template <class T>
+struct einsum_term_values {
+  std::vector<einsum_label> labels;
+  std::vector<T> owned;
+  const T* data = nullptr;
+
+  [[nodiscard]] einsum_label_set label_set() const { return labels_to_set(labels); }
+};
+
+// The terms of an einsum's operands and the order in which to contract them.
+template <class T>
+struct einsum_planned_terms {
+  std::vector<einsum_term_values<T>> terms;
+  einsum_plan plan;
+};
+
+// One einsum's operands, output labels and label extents, and what evaluating it forward or backward is made of.
+template <class T>
+class einsum_contraction {
+ public:
+  einsum_contraction(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
+                     const std::array<std::size_t, einsum_labels>& extent)
+      : inputs_(inputs), output_(output), extent_(extent) {}
+
+  [[nodiscard]] std::span<const einsum_input<T>> inputs() const { return inputs_; }
+  [[nodiscard]] std::span<const einsum_label> output() const { return output_; }
+  [[nodiscard]] einsum_label_set output_set() const { return labels_to_set(output_); }
+
+  // Every operand as a term (reduce_operand), and the plan that contracts them into the output.
+  [[nodiscard]] einsum_planned_terms<T> planned_terms() const {
+    einsum_planned_terms<T> planned{reduced_terms(), {}};
+    std::vector<einsum_label_set> sets;
+    for (const einsum_term_values<T>& t : planned.terms) sets.push_back(t.label_set());
+    planned.plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set(), extent_);
+    return planned;
+  }
+
+  // Every operand as a term (reduce_operand), keeping the labels the output or another operand varies along.
+  [[nodiscard]] std::vector<einsum_term_values<T>> reduced_terms() const {
+    // The labels each operand really varies along: a broadcast axis (extent 1 under a larger
+    // label) does not count.
+    std::vector<einsum_label_set> varies(inputs_.size(), 0);
+    for (std::size_t k = 0; k < inputs_.size(); ++k)
+      for (std::size_t a = 0; a < inputs_[k].labels.size(); ++a)
+        if (!broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];
+    std::vector<einsum_term_values<T>> terms;
+    terms.reserve(inputs_.size());
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      einsum_label_set needed = output_set();
+      for (std::size_t j = 0; j < inputs_.size(); ++j)
+        if (j != k) needed |= varies[j];
+      terms.push_back(reduce_operand(inputs_[k], needed));
+    }
+    return terms;
+  }
+
+  [[nodiscard]] bool broadcast_axis(const einsum_input<T>& in, std::size_t axis) const {
+    return in.extents[axis] == 1 && extent_[in.labels[axis]] != 1;
+  }
+  [[nodiscard]] std::size_t size_of(einsum_label_set labels) const {
+    std::size_t n = 1;
+    for (; labels; labels &= labels - 1) n *= extent_[std::size_t(std::countr_zero(labels))];
+    return n;
+  }
+
+  // The labels of an operand's gradient as a term: each label once, broadcast axes left out (the gradient sums
+  // over them). When they are the operand's axes as they are, the gradient may be computed in its place.
+  [[nodiscard]] std::vector<einsum_label> gradient_labels(const einsum_input<T>& in) const {
+    std::vector<einsum_label> labels;
+    for (std::size_t a = 0; a < in.labels.size(); ++a)
+      if (!broadcast_axis(in, a) && std::find(labels.begin(), labels.end(), in.labels[a]) == labels.end())
+        labels.push_back(in.labels[a]);
+    return labels;
+  }
+
+  // Writes the gradient g of an operand's term into dx, laid out as the operand: broadcast along the labels
+  // g lacks (summed out of the term), along the diagonal where the operand repeats a label (zero elsewhere).
+  // g already holds the sum over a broadcast axis' label, which the term never had.
+  void scatter_gradient(const einsum_input<T>& in, const einsum_term_values<T>& g, T* dx) const {
+    if (g.data == dx) return;  // computed in place
+    const std::size_t rank = in.labels.size();
+    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
+    std::ptrdiff_t stride = 1;
+    for (std::size_t a = rank; a-- > 0;) {
+      axis_stride[a] = stride;
+      stride *= std::ptrdiff_t(in.extents[a]);
+    }
+    const std::vector<std::ptrdiff_t> g_strides = strides_of(g.labels);
+    std::vector<einsum_label> distinct;
+    std::vector<std::size_t> walk_extents;
+    std::vector<std::ptrdiff_t> src, dst;
+    bool diagonal = false;
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (broadcast_axis(in, a)) continue;
+      const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
+      if (at != distinct.end()) {
+        diagonal = true;
+        dst[std::size_t(at - distinct.begin())] += axis_stride[a];
+        continue;
+      }
+      distinct.push_back(in.labels[a]);
+      walk_extents.push_back(extent_[in.labels[a]]);
+      dst.push_back(axis_stride[a]);
+      const auto in_g = std::find(g.labels.begin(), g.labels.end(), in.labels[a]);
+      src.push_back(in_g == g.labels.end() ? 0 : g_strides[std::size_t(in_g - g.labels.begin())]);
+    }
+    if (diagonal) std::fill_n(dx, std::size_t(stride), T(0));
+    strided_walk<false>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
+                        std::span<const std::ptrdiff_t>(dst), g.data, dx);
+  }
+
+  // Copies `t` with its axes in the order `labels`.
+  einsum_term_values<T> permuted(const einsum_term_values<T>& t, std::vector<einsum_label> labels) const {
+    einsum_term_values<T> out;
+    out.labels = std::move(labels);
+    out.owned.resize(size_of(labels_to_set(out.labels)));
+    copy_into(t, out.labels, out.owned.data());
+    out.data = out.owned.data();
+    return out;
+  }
+
+  // Writes t's values into `out`, laid out along `labels` (row-major); a label t lacks is broadcast.
+  void copy_into(const einsum_term_values<T>& t, std::span<const einsum_label> labels, T* out) const {
+    const std::vector<std::ptrdiff_t> from = strides_of(t.labels), to = strides_of(labels);
+    std::vector<std::size_t> extents;
+    std::vector<std::ptrdiff_t> src;
+    for (einsum_label l : labels) {
+      extents.push_back(extent_[l]);
+      const auto at = std::find(t.labels.begin(), t.labels.end(), l);
+      src.push_back(at == t.labels.end() ? 0 : from[std::size_t(at - t.labels.begin())]);
+    }
+    strided_walk<false>(std::span<const std::size_t>(extents), std::span<const std::ptrdiff_t>(src),
+                        std::span<const std::ptrdiff_t>(to), t.data, out);
+  }
+
+  // The row-major strides of an array laid out along distinct `labels`.
+  [[nodiscard]] std::vector<std::ptrdiff_t> strides_of(std::span<const einsum_label> labels) const {
+    std::vector<std::ptrdiff_t> strides(labels.size());
+    std::ptrdiff_t stride = 1;
+    for (std::size_t j = labels.size(); j-- > 0;) {
+      strides[j] = stride;
+      stride *= std::ptrdiff_t(extent_[labels[j]]);
+    }
+    return strides;
+  }
+
+  // C = A B over the labels both hold and no later step needs, batched over the labels both
+  // hold that are kept: one GEMM per batch element. A is read in place when laid out as [batch,
+  // free, contracted] or (transposed) [batch, contracted, free], B as [batch, contracted, free]
+  // or (transposed) [batch, free, contracted]; any other operand is copied into the first of
+  // its two layouts. With `into`, a product that comes out in the axis order `into_labels`, [batch,
+  // A's free, B's free] or (as B^T A^T) [batch, B's free, A's free], is written there; `into`
+  // is never an operand's memory.
+  einsum_term_values<T> contract(const einsum_term_values<T>& a, const einsum_term_values<T>& b, einsum_label_set keep,
+                                 T* into = nullptr, std::span<const einsum_label> into_labels = {},
+                                 bool may_swap = true) const {
+    const einsum_label_set in_a = a.label_set(), in_b = b.label_set();
+    std::vector<einsum_label> batch, contracted, a_free, b_free;
+    for (einsum_label l : a.labels) {
+      const bool shared = in_b >> l & 1;
+      if (shared && (keep >> l & 1))
+        batch.push_back(l);
+      else if (shared)
+        contracted.push_back(l);
+      else
+        a_free.push_back(l);
+    }
+    for (einsum_label l : b.labels)
+      if (!(in_a >> l & 1)) b_free.push_back(l);
+    const auto concat = [](std::initializer_list<const std::vector<einsum_label>*> parts) {
+      std::vector<einsum_label> all;
+      for (const auto* p : parts) all.insert(all.end(), p->begin(), p->end());
+      return all;
+    };
+    einsum_term_values<T> a_copy, b_copy;
+    const einsum_term_values<T>* pa = &a;
+    const einsum_term_values<T>* pb = &b;
+    bool a_transposed = false, b_transposed = false;
+    if (a.labels == concat({&batch, &contracted, &a_free}) && !contracted.empty() && !a_free.empty()) {
+      a_transposed = true;
+    } else if (a.labels != concat({&batch, &a_free, &contracted})) {
+      a_copy = permuted(a, concat({&batch, &a_free, &contracted}));
+      pa = &a_copy;
+    }
+    if (b.labels == concat({&batch, &b_free, &contracted}) && !contracted.empty() && !b_free.empty()) {
+      b_transposed = true;
+    } else if (b.labels != concat({&batch, &contracted, &b_free})) {
+      b_copy = permuted(b, concat({&batch, &contracted, &b_free}));
+      pb = &b_copy;
+    }
+    const std::size_t batches = size_of(labels_to_set(batch));
+    const auto m = Eigen::Index(size_of(labels_to_set(a_free)));
+    const auto k = Eigen::Index(size_of(labels_to_set(contracted)));
+    const auto n = Eigen::Index(size_of(labels_to_set(b_free)));
+    einsum_term_values<T> c;
+    c.labels = concat({&batch, &a_free, &b_free});
+    const bool in_output_order = std::ranges::equal(c.labels, into_labels);
+    if (into && !in_output_order && may_swap) {
+      std::vector<einsum_label> batch_of_b;
+      for (einsum_label l : b.labels)
+        if (std::find(batch.begin(), batch.end(), l) != batch.end()) batch_of_b.push_back(l);
+      if (std::ranges::equal(concat({&batch_of_b, &b_free, &a_free}), into_labels))
+        return contract(b, a, keep, into, into_labels, false);
+    }
+    T* c_data = into;
+    if (!into || !in_output_order) {
+      c.owned.resize(batches * std::size_t(m * n));
+      c_data = c.owned.data();
+    }
+    c.data = c_data;
+    using matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    for (std::size_t i = 0; i < batches; ++i) {
+      Eigen::Map<matrix> ci(c_data + i * std::size_t(m * n), m, n);
+      if (k == 0) {
+        ci.setZero();
+        continue;
+      }
+      const T* ai = pa->data + i * std::size_t(m * k);
+      const T* bi = pb->data + i * std::size_t(k * n);
+      const auto left = [&](auto&& rhs) {
+        if (a_transposed)
+          ci.noalias() = Eigen::Map<const matrix>(ai, k, m).transpose() * rhs;
+        else
+          ci.noalias() = Eigen::Map<const matrix>(ai, m, k) * rhs;
+      };
+      if (b_transposed)
+        left(Eigen::Map<const matrix>(bi, n, k).transpose());
+      else
+        left(Eigen::Map<const matrix>(bi, k, n));
+    }
+    return c;
+  }
+
+ private:
+  // An operand as a term: its diagonals taken, its broadcast axes dropped, and the labels no
+  // other operand and not the output has summed out. An operand that needs none of that is
+  // used where it is.
+  einsum_term_values<T> reduce_operand(const einsum_input<T>& in, einsum_label_set needed) const {
+    einsum_term_values<T> term;
+    const std::size_t rank = in.labels.size();
+    std::vector<einsum_label> distinct;  // in order of first appearance, broadcast axes left out
+    std::vector<std::ptrdiff_t> source_stride;
+    std::ptrdiff_t stride = 1;
+    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
+    for (std::size_t a = rank; a-- > 0;) {
+      axis_stride[a] = stride;
+      stride *= std::ptrdiff_t(in.extents[a]);
+    }
+    bool as_is = true;
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (broadcast_axis(in, a)) {
+        as_is = false;
+        continue;
+      }
+      const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
+      if (at == distinct.end()) {
+        distinct.push_back(in.labels[a]);
+        source_stride.push_back(axis_stride[a]);
+      } else {
+        as_is = false;  // a diagonal
+        source_stride[std::size_t(at - distinct.begin())] += axis_stride[a];
+      }
+    }
+    for (einsum_label l : distinct)
+      if (!(needed >> l & 1)) as_is = false;
+    if (as_is) {
+      term.labels = std::move(distinct);
+      term.data = in.data;
+      return term;
+    }
+    // Kept labels in their order; summed ones walked too, with no stride in the result.
+    std::vector<std::size_t> walk_extents;
+    std::vector<std::ptrdiff_t> src, dst;
+    for (einsum_label l : distinct)
+      if (needed >> l & 1) term.labels.push_back(l);
+    const std::vector<std::ptrdiff_t> kept_stride = strides_of(term.labels);
+    for (std::size_t j = 0; j < distinct.size(); ++j) {
+      walk_extents.push_back(extent_[distinct[j]]);
+      src.push_back(source_stride[j]);
+      const auto kept = std::find(term.labels.begin(), term.labels.end(), distinct[j]);
+      dst.push_back(kept == term.labels.end() ? 0 : kept_stride[std::size_t(kept - term.labels.begin())]);
+    }
+    term.owned.assign(size_of(labels_to_set(term.labels)), T(0));
+    strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
+                       std::span<const std::ptrdiff_t>(dst), in.data, term.owned.data());
+    term.data = term.owned.data();
+    return term;
+  }
+
+  std::span<const einsum_input<T>> inputs_;
+  std::span<const einsum_label> output_;
+  const std::array<std::size_t, einsum_labels>& extent_;
+};
+
+}  // namespace fusegrad::detail
