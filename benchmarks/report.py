@@ -25,6 +25,7 @@ LABELS = {"handwritten": "hand-written", "fused": "fused", "tape_fused": "tape_f
           "libtorch": "LibTorch"}
 SUITE = ("B1", "B2", "B3", "B4", "B5")
 ROOTS = {"R1": "-sum(f)", "R2": "sum(f) / n", "R3": "0.5 * mean(e * e) + 0.01 * sum(w * w)"}  # linear_roots.cpp
+EINSUM_GOALS = {"E1": 1.3, "E2": 1.3, "E3": 1.2}  # einsum.cpp
 COUNTERS = ("alloc_bytes", "alloc_blocks", "peak_bytes")
 
 
@@ -185,6 +186,13 @@ def target_verdicts(fig, torch_built):
                 r = fig.ratio(key, v, "bare_" + v)
                 if r is not None:
                     judge(r <= 1.05, f"{case} N={n}: `{ROOTS[case]}` {v} / bare {r:.2f} (target ≤ 1.05)")
+            continue
+        if case in EINSUM_GOALS:  # against the products written by hand (for E3 in the best order), in both layers
+            for v in ("fused", "tape_fused"):
+                r = fig.ratio(key, v, "handwritten")
+                if r is not None:
+                    judge(r <= EINSUM_GOALS[case], f"{case} N={n}: einsum {v} / hand-written {r:.2f} "
+                          f"(target ≤ {EINSUM_GOALS[case]:.2f})")
             continue
         if case not in SUITE:
             continue
