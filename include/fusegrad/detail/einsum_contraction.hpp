@@ -123,12 +123,7 @@ class einsum_contraction {
   void scatter_gradient(const einsum_input<T>& in, const einsum_term_values<T>& g, T* dx) const {
     if (g.data == dx) return;  // computed in place
     const std::size_t rank = in.labels.size();
-    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
-    std::ptrdiff_t stride = 1;
-    for (std::size_t a = rank; a-- > 0;) {
-      axis_stride[a] = stride;
-      stride *= std::ptrdiff_t(in.extents[a]);
-    }
+    const auto axis_stride = axis_strides(in);
     const std::vector<std::ptrdiff_t> g_strides = strides_of(g.labels);
     std::vector<einsum_label> distinct;
     std::vector<std::size_t> walk_extents;
@@ -148,7 +143,7 @@ class einsum_contraction {
       const auto in_g = std::find(g.labels.begin(), g.labels.end(), in.labels[a]);
       src.push_back(in_g == g.labels.end() ? 0 : g_strides[std::size_t(in_g - g.labels.begin())]);
     }
-    if (diagonal) std::fill_n(dx, std::size_t(stride), T(0));
+    if (diagonal) std::fill_n(dx, rank == 0 ? 1 : std::size_t(axis_stride[0]) * in.extents[0], T(0));
     strided_walk<false>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
                         std::span<const std::ptrdiff_t>(dst), g.data, dx);
   }
@@ -175,6 +170,17 @@ class einsum_contraction {
     }
     strided_walk<false>(std::span<const std::size_t>(extents), std::span<const std::ptrdiff_t>(src),
                         std::span<const std::ptrdiff_t>(to), t.data, out);
+  }
+
+  // The row-major strides of an operand's axes.
+  static std::array<std::ptrdiff_t, Extents::max_rank> axis_strides(const einsum_input<T>& in) {
+    std::array<std::ptrdiff_t, Extents::max_rank> strides{};
+    std::ptrdiff_t stride = 1;
+    for (std::size_t a = in.extents.size(); a-- > 0;) {
+      strides[a] = stride;
+      stride *= std::ptrdiff_t(in.extents[a]);
+    }
+    return strides;
   }
 
   // The row-major strides of an array laid out along distinct `labels`.
@@ -284,12 +290,7 @@ class einsum_contraction {
     const std::size_t rank = in.labels.size();
     std::vector<einsum_label> distinct;  // in order of first appearance, broadcast axes left out
     std::vector<std::ptrdiff_t> source_stride;
-    std::ptrdiff_t stride = 1;
-    std::array<std::ptrdiff_t, Extents::max_rank> axis_stride{};
-    for (std::size_t a = rank; a-- > 0;) {
-      axis_stride[a] = stride;
-      stride *= std::ptrdiff_t(in.extents[a]);
-    }
+    const auto axis_stride = axis_strides(in);
     bool as_is = true;
     for (std::size_t a = 0; a < rank; ++a) {
       if (broadcast_axis(in, a)) {
