@@ -63,9 +63,9 @@ class einsum_backward_pass {
   // Given the gradient of the result covering `covers`, the gradients of the two results it was contracted from,
   // down to the operands.
   void send_back(std::uint64_t covers, const einsum_term_values<T>& gradient) {
-    if (std::has_single_bit(covers)) {
+    if (std::has_single_bit(covers)) {  // an operand (unwanted only as the root of a one-operand einsum)
       const auto k = std::size_t(std::countr_zero(covers));
-      einsum_.scatter_gradient(einsum_.inputs()[k], gradient, dx_[k]);
+      if (dx_[k]) einsum_.scatter_gradient(einsum_.inputs()[k], gradient, dx_[k]);
       return;
     }
     const einsum_step& step = planned_.plan.steps[step_of(covers)];
@@ -103,13 +103,6 @@ template <class T>
 void einsum_backward(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
                      const std::array<std::size_t, einsum_labels>& extent, const T* dy, std::span<T* const> dx) {
   const einsum_contraction<T> einsum(inputs, output, extent);
-  if (inputs.size() == 1) {  // no contraction: dy laid out as the operand
-    einsum_term_values<T> upstream;
-    upstream.labels.assign(output.begin(), output.end());
-    upstream.data = dy;
-    if (dx[0]) einsum.scatter_gradient(inputs[0], upstream, dx[0]);
-    return;
-  }
   einsum_backward_pass<T>(einsum, dx).run(dy);
 }
 
