@@ -65,7 +65,7 @@ class einsum_backward_pass {
   void send_back(std::uint64_t covers, const einsum_term_values<T>& gradient) {
     if (std::has_single_bit(covers)) {  // an operand (unwanted only as the root of a one-operand einsum)
       const auto k = std::size_t(std::countr_zero(covers));
-      if (dx_[k]) einsum_.scatter_gradient(einsum_.inputs()[k], gradient, dx_[k]);
+      if (dx_[k]) einsum_.label_extents().scatter_gradient(einsum_.inputs()[k], gradient, dx_[k]);
       return;
     }
     const einsum_step& step = planned_.plan.steps[step_of(covers)];

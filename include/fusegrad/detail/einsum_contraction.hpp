@@ -1,13 +1,11 @@
 // detail/einsum_contraction.hpp -- the pieces of an einsum evaluation: operands reduced to terms (diagonals taken,
-// labels summed), pairwise contractions on Eigen's GEMM, and the strided walk behind every copy, sum and scatter.
-// Forward (einsum_engine.hpp) and backward (einsum_backward.hpp) are written with them.
+// labels summed), the plan that orders their contractions, and pairwise contractions on Eigen's GEMM. Forward
+// (einsum_engine.hpp) and backward (einsum_backward.hpp) are written with them.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstddef>
-#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <utility>
@@ -15,41 +13,12 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/einsum_label_extents.hpp>
 #include <fusegrad/detail/einsum_plan.hpp>
 #include <fusegrad/detail/strided_walk.hpp>
 #include <fusegrad/shape/einsum_subscripts.hpp>
-#include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
-
-static_assert(einsum_labels <= max_walk_rank, "an einsum's walks cover every label");
-
-// One operand of an evaluation: row-major values, and per axis a label and an extent. A label
-// may name several axes (a diagonal); an axis of extent 1 under a label of a larger extent is
-// broadcast.
-template <class T>
-struct einsum_input {
-  const T* data;
-  std::span<const einsum_label> labels;
-  std::span<const std::size_t> extents;
-};
-
-inline einsum_label_set labels_to_set(std::span<const einsum_label> labels) {
-  einsum_label_set s = 0;
-  for (einsum_label l : labels) s |= einsum_label_set(1) << l;
-  return s;
-}
-
-// An operand or an intermediate result while contracting: distinct labels, one per axis, and
-// values (its own, or an operand's).
-template <class T>
-struct einsum_term_values {
-  std::vector<einsum_label> labels;
-  std::vector<T> owned;
-  const T* data = nullptr;
-
-  [[nodiscard]] einsum_label_set label_set() const { return labels_to_set(labels); }
-};
 
 // The terms of an einsum's operands and the order in which to contract them.
 template <class T>
@@ -69,13 +38,14 @@ class einsum_contraction {
   [[nodiscard]] std::span<const einsum_input<T>> inputs() const { return inputs_; }
   [[nodiscard]] std::span<const einsum_label> output() const { return output_; }
   [[nodiscard]] einsum_label_set output_set() const { return labels_to_set(output_); }
+  [[nodiscard]] const einsum_label_extents& label_extents() const { return extent_; }
 
   // Every operand as a term (reduce_operand), and the plan that contracts them into the output.
   [[nodiscard]] einsum_planned_terms<T> planned_terms() const {
     einsum_planned_terms<T> planned{reduced_terms(), {}};
     std::vector<einsum_label_set> sets;
     for (const einsum_term_values<T>& t : planned.terms) sets.push_back(t.label_set());
-    planned.plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set(), extent_);
+    planned.plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set(), extent_.all());
     return planned;
   }
 
@@ -86,7 +56,7 @@ class einsum_contraction {
     std::vector<einsum_label_set> varies(inputs_.size(), 0);
     for (std::size_t k = 0; k < inputs_.size(); ++k)
       for (std::size_t a = 0; a < inputs_[k].labels.size(); ++a)
-        if (!broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];
+        if (!extent_.broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];
     std::vector<einsum_term_values<T>> terms;
     terms.reserve(inputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
@@ -98,100 +68,14 @@ class einsum_contraction {
     return terms;
   }
 
-  [[nodiscard]] bool broadcast_axis(const einsum_input<T>& in, std::size_t axis) const {
-    return in.extents[axis] == 1 && extent_[in.labels[axis]] != 1;
-  }
-  [[nodiscard]] std::size_t size_of(einsum_label_set labels) const {
-    std::size_t n = 1;
-    for (; labels; labels &= labels - 1) n *= extent_[std::size_t(std::countr_zero(labels))];
-    return n;
-  }
-
-  // The labels of an operand's gradient as a term: each label once, broadcast axes left out (the gradient sums
-  // over them). When they are the operand's axes as they are, the gradient may be computed in its place.
-  [[nodiscard]] std::vector<einsum_label> gradient_labels(const einsum_input<T>& in) const {
-    std::vector<einsum_label> labels;
-    for (std::size_t a = 0; a < in.labels.size(); ++a)
-      if (!broadcast_axis(in, a) && std::find(labels.begin(), labels.end(), in.labels[a]) == labels.end())
-        labels.push_back(in.labels[a]);
-    return labels;
-  }
-
-  // Writes the gradient g of an operand's term into dx, laid out as the operand: broadcast along the labels
-  // g lacks (summed out of the term), along the diagonal where the operand repeats a label (zero elsewhere).
-  // g already holds the sum over a broadcast axis' label, which the term never had.
-  void scatter_gradient(const einsum_input<T>& in, const einsum_term_values<T>& g, T* dx) const {
-    if (g.data == dx) return;  // computed in place
-    const std::size_t rank = in.labels.size();
-    const auto axis_stride = axis_strides(in);
-    const std::vector<std::ptrdiff_t> g_strides = strides_of(g.labels);
-    std::vector<einsum_label> distinct;
-    std::vector<std::size_t> walk_extents;
-    std::vector<std::ptrdiff_t> src, dst;
-    bool diagonal = false;
-    for (std::size_t a = 0; a < rank; ++a) {
-      if (broadcast_axis(in, a)) continue;
-      const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
-      if (at != distinct.end()) {
-        diagonal = true;
-        dst[std::size_t(at - distinct.begin())] += axis_stride[a];
-        continue;
-      }
-      distinct.push_back(in.labels[a]);
-      walk_extents.push_back(extent_[in.labels[a]]);
-      dst.push_back(axis_stride[a]);
-      const auto in_g = std::find(g.labels.begin(), g.labels.end(), in.labels[a]);
-      src.push_back(in_g == g.labels.end() ? 0 : g_strides[std::size_t(in_g - g.labels.begin())]);
-    }
-    if (diagonal) std::fill_n(dx, rank == 0 ? 1 : std::size_t(axis_stride[0]) * in.extents[0], T(0));
-    strided_walk<false>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
-                        std::span<const std::ptrdiff_t>(dst), g.data, dx);
-  }
-
   // Copies `t` with its axes in the order `labels`.
   einsum_term_values<T> permuted(const einsum_term_values<T>& t, std::vector<einsum_label> labels) const {
     einsum_term_values<T> out;
     out.labels = std::move(labels);
-    out.owned.resize(size_of(labels_to_set(out.labels)));
-    copy_into(t, out.labels, out.owned.data());
+    out.owned.resize(extent_.size_of(labels_to_set(out.labels)));
+    extent_.copy_into(t, out.labels, out.owned.data());
     out.data = out.owned.data();
     return out;
-  }
-
-  // Writes t's values into `out`, laid out along `labels` (row-major); a label t lacks is broadcast.
-  void copy_into(const einsum_term_values<T>& t, std::span<const einsum_label> labels, T* out) const {
-    const std::vector<std::ptrdiff_t> from = strides_of(t.labels), to = strides_of(labels);
-    std::vector<std::size_t> extents;
-    std::vector<std::ptrdiff_t> src;
-    for (einsum_label l : labels) {
-      extents.push_back(extent_[l]);
-      const auto at = std::find(t.labels.begin(), t.labels.end(), l);
-      src.push_back(at == t.labels.end() ? 0 : from[std::size_t(at - t.labels.begin())]);
-    }
-    strided_walk<false>(std::span<const std::size_t>(extents), std::span<const std::ptrdiff_t>(src),
-                        std::span<const std::ptrdiff_t>(to), t.data, out);
-  }
-
-  // The row-major strides of an operand's axes.
-  static std::array<std::ptrdiff_t, Extents::max_rank> axis_strides(const einsum_input<T>& in) {
-    std::array<std::ptrdiff_t, Extents::max_rank> strides{};
-    std::ptrdiff_t stride = 1;
-    for (std::size_t a = in.extents.size(); a-- > 0;) {
-      strides[a] = stride;
-      stride *= std::ptrdiff_t(in.extents[a]);
-    }
-    return strides;
-  }
-
-  // The row-major strides of an array laid out along distinct `labels`.
-  [[nodiscard]] std::vector<std::ptrdiff_t> strides_of(std::span<const einsum_label> labels) const {
-    std::vector<std::ptrdiff_t> strides(labels.size());
-    std::ptrdiff_t stride = 1;
-    for (std::size_t j = labels.size(); j-- > 0;) {
-      strides[j] = stride;
-      stride *= std::ptrdiff_t(extent_[labels[j]]);
-    }
-    return strides;
   }
 
   // C = A B over the labels both hold and no later step needs, batched over the labels both
@@ -238,10 +122,10 @@ class einsum_contraction {
       b_copy = permuted(b, concat({&batch, &contracted, &b_free}));
       pb = &b_copy;
     }
-    const std::size_t batches = size_of(labels_to_set(batch));
-    const auto m = Eigen::Index(size_of(labels_to_set(a_free)));
-    const auto k = Eigen::Index(size_of(labels_to_set(contracted)));
-    const auto n = Eigen::Index(size_of(labels_to_set(b_free)));
+    const std::size_t batches = extent_.size_of(labels_to_set(batch));
+    const auto m = Eigen::Index(extent_.size_of(labels_to_set(a_free)));
+    const auto k = Eigen::Index(extent_.size_of(labels_to_set(contracted)));
+    const auto n = Eigen::Index(extent_.size_of(labels_to_set(b_free)));
     einsum_term_values<T> c;
     c.labels = concat({&batch, &a_free, &b_free});
     const bool in_output_order = std::ranges::equal(c.labels, into_labels);
@@ -293,7 +177,7 @@ class einsum_contraction {
     const auto axis_stride = axis_strides(in);
     bool as_is = true;
     for (std::size_t a = 0; a < rank; ++a) {
-      if (broadcast_axis(in, a)) {
+      if (extent_.broadcast_axis(in, a)) {
         as_is = false;
         continue;
       }
@@ -318,14 +202,14 @@ class einsum_contraction {
     std::vector<std::ptrdiff_t> src, dst;
     for (einsum_label l : distinct)
       if (needed >> l & 1) term.labels.push_back(l);
-    const std::vector<std::ptrdiff_t> kept_stride = strides_of(term.labels);
+    const std::vector<std::ptrdiff_t> kept_stride = extent_.strides_of(term.labels);
     for (std::size_t j = 0; j < distinct.size(); ++j) {
       walk_extents.push_back(extent_[distinct[j]]);
       src.push_back(source_stride[j]);
       const auto kept = std::find(term.labels.begin(), term.labels.end(), distinct[j]);
       dst.push_back(kept == term.labels.end() ? 0 : kept_stride[std::size_t(kept - term.labels.begin())]);
     }
-    term.owned.assign(size_of(labels_to_set(term.labels)), T(0));
+    term.owned.assign(extent_.size_of(labels_to_set(term.labels)), T(0));
     strided_walk<true>(std::span<const std::size_t>(walk_extents), std::span<const std::ptrdiff_t>(src),
                        std::span<const std::ptrdiff_t>(dst), in.data, term.owned.data());
     term.data = term.owned.data();
@@ -334,7 +218,7 @@ class einsum_contraction {
 
   std::span<const einsum_input<T>> inputs_;
   std::span<const einsum_label> output_;
-  const std::array<std::size_t, einsum_labels>& extent_;
+  einsum_label_extents extent_;
 };
 
 }  // namespace fusegrad::detail

@@ -38,7 +38,7 @@ void einsum_evaluate(std::span<const einsum_input<T>> inputs, std::span<const ei
     done.emplace_back(step.left | step.right, einsum.contract(left, right, step.keep, last ? out : nullptr, output));
   }
   const einsum_term_values<T>& result = done.front().second;
-  if (result.data != out) einsum.copy_into(result, output, out);  // in the output's axis order
+  if (result.data != out) einsum.label_extents().copy_into(result, output, out);  // in the output's axis order
 }
 
 }  // namespace fusegrad::detail

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <fusegrad/detail/einsum_backward.hpp>
-#include <fusegrad/detail/einsum_contraction.hpp>
 #include <fusegrad/detail/einsum_engine.hpp>
+#include <fusegrad/detail/einsum_label_extents.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/einsum_binding.hpp>
@@ -164,17 +164,17 @@ struct einsum_op : Text {
                       std::span<const std::size_t>(output_extents.data(), b.output_rank)});
     for (std::size_t k = 0; k < N; ++k)
       if (k != I) inputs.push_back(all[k]);
-    const detail::einsum_contraction<T> operand(std::span<const detail::einsum_input<T>>(&all[I], 1), {}, b.extent);
+    const detail::einsum_label_extents extents(b.extent);
     detail::einsum_term_values<T> g;
-    g.labels = operand.gradient_labels(all[I]);
+    g.labels = extents.gradient_labels(all[I]);
     T* target = dx;  // when the term's labels are the operand's axes as they are
     if (!std::ranges::equal(g.labels, all[I].labels)) {
-      g.owned.resize(operand.size_of(detail::labels_to_set(g.labels)));
+      g.owned.resize(extents.size_of(detail::labels_to_set(g.labels)));
       target = g.owned.data();
     }
     detail::einsum_evaluate<T>(std::span<const detail::einsum_input<T>>(inputs), g.labels, b.extent, target);
     g.data = target;
-    operand.scatter_gradient(all[I], g, dx);
+    extents.scatter_gradient(all[I], g, dx);
   }
 
   // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise
