@@ -19,7 +19,7 @@ using fg::test::SmoothBlocks;
 
 template <class Seed>
 class RandomStaticPrograms : public ::testing::Test {};
-using Programs = fg::test::static_program_types<SmoothBlocks, 12>;
+using Programs = fg::test::static_program_types<SmoothBlocks, 14>;
 TYPED_TEST_SUITE(RandomStaticPrograms, Programs);
 
 TYPED_TEST(RandomStaticPrograms, StaticTapeAndReferencesAgree) {

@@ -22,7 +22,7 @@ using fg::test::StaticStructuredBlocks;
 
 template <class Seed>
 class RandomStaticStructuredPrograms : public ::testing::Test {};
-using Programs = fg::test::static_program_types<StaticStructuredBlocks, 8>;
+using Programs = fg::test::static_program_types<StaticStructuredBlocks, 10>;
 TYPED_TEST_SUITE(RandomStaticStructuredPrograms, Programs);
 
 TYPED_TEST(RandomStaticStructuredPrograms, StaticTapeAndReferencesAgree) {

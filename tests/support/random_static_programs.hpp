@@ -47,6 +47,14 @@ struct random_static_program {
   template <std::size_t K>
   using shape_of_leaf = decltype(leaf_shape<K>(std::make_index_sequence<program.leaves[K].shape.rank>{}));
 
+  // The static shape of the upstream r: the root's, or the program's extents where the root's rank is known only
+  // at run time (a block that reshapes to extents in hand).
+  template <std::size_t... I>
+  static auto program_shape(std::index_sequence<I...>) -> Shape<program.shape.extent[I]...>;
+  template <class RootShape>
+  using upstream_shape = std::conditional_t<ShapeType<RootShape>, RootShape,
+                                            decltype(program_shape(std::make_index_sequence<program.shape.rank>{}))>;
+
   // Var indices: the position of leaf K among the program's Vars.
   static constexpr std::size_t var_index(std::size_t k) {
     std::size_t n = 0;
@@ -139,8 +147,7 @@ struct random_static_program {
       }
       (std::make_index_sequence<program.leaf_count>{});
       auto tree = build<root>(leaves);
-      using root_shape = typename decltype(tree)::static_shape;
-      Const<T, root_shape, owning> r(tree.extents());
+      Const<T, upstream_shape<typename decltype(tree)::static_shape>, owning> r(tree.extents());
       r.value() = v.upstream.template cast<T>();
       return around(sum(std::move(tree) * std::move(r)));
     };

@@ -23,8 +23,8 @@
 namespace fusegrad::test {
 
 inline constexpr std::size_t max_static_rank = 2;
-inline constexpr std::size_t max_static_nodes = 24;
-inline constexpr std::size_t max_static_leaves = 12;
+inline constexpr std::size_t max_static_nodes = 26;
+inline constexpr std::size_t max_static_leaves = 13;
 
 struct static_extents {
   std::size_t rank = 0;
@@ -39,6 +39,7 @@ struct static_leaf {
 };
 
 struct static_program {
+  static_extents shape;  // the root's: every block gives back the shape it is grown for
   std::size_t node_count = 0;
   ProgramNode nodes[max_static_nodes]{};  // children before parents; the last is the root
   std::size_t leaf_count = 0;
@@ -62,8 +63,17 @@ struct constexpr_random {
 // is a leaf of shape s (an earlier leaf of that shape, or a new one), or a block that fits s's rank and the
 // operations left, with subtrees for u and a. Unlike gen_program, an inner node is a block two times in three
 // (programs here are few and fixed, so each should hold more), and the root is a block even when the budget
-// is smaller than every block. A budget of at most 10 operations makes at most 10 blocks and 11 leaves:
+// is smaller than every block. A budget of at most 12 operations makes at most 12 blocks and 13 leaves:
 // max_static_nodes and max_static_leaves hold them, and running out is a compile error.
+// Which of B's blocks read their operand a, worked out once per table (reading the texts is most of a program's
+// cost in constant evaluation, which is bounded).
+template <BlockTable B>
+inline constexpr auto blocks_reading_a = [] {
+  std::array<bool, 64> reads{};
+  for (std::size_t b = 0; b < B::blocks.size(); ++b) reads[b] = reads_a(B::blocks[b]);
+  return reads;
+}();
+
 template <BlockTable B>
 struct static_program_builder {
   constexpr_random random;
@@ -115,7 +125,7 @@ struct static_program_builder {
     n.block = fitting[random.below(std::size_t(fitting_count))];
     const Block& block = B::blocks[std::size_t(n.block)];
     left -= block.ops;
-    if (!reads_a(block)) {
+    if (!blocks_reading_a<B>[std::size_t(n.block)]) {
       n.u = grow(shape, big, false);
     } else if (!block.broadcasts_with_a) {
       n.u = grow(shape, big, false);
@@ -131,7 +141,7 @@ struct static_program_builder {
   }
 };
 
-/// The program of a seed: a budget of 4 to 10 operations, over leaves of rank 0 to 2 (mostly 2).
+/// The program of a seed: a budget of 4 to 12 operations, over leaves of rank 0 to 2 (mostly 2).
 template <BlockTable B>
 constexpr static_program make_static_program(std::uint64_t seed) {
   static_program_builder<B> builder{constexpr_random{seed}};
@@ -139,7 +149,8 @@ constexpr static_program make_static_program(std::uint64_t seed) {
   constexpr std::size_t ranks[] = {0, 1, 2, 2};
   big.rank = ranks[builder.random.below(4)];
   for (std::size_t i = 0; i < big.rank; ++i) big.extent[i] = 1 + builder.random.below(3);
-  builder.left = 4 + int(builder.random.below(7));
+  builder.left = 4 + int(builder.random.below(9));
+  builder.program.shape = big;
   builder.grow(big, big, true);
   return builder.program;
 }
@@ -147,20 +158,32 @@ constexpr static_program make_static_program(std::uint64_t seed) {
 template <BlockTable B, std::uint64_t Seed>
 inline constexpr static_program static_program_of = make_static_program<B>(Seed);
 
-/// The seeds of the programs with 3 to 6 blocks (programs worth their compile time), from the
-/// `first`-th such (counting from 0) on, in one pass.
+/// The seeds of Count programs with 3 to 6 blocks (programs worth their compile time) that between them draw every
+/// block of the table, from the `first`-th such program (counting from 0) on, in order of seed: while some block is
+/// not drawn, a program is taken only if it draws one; then every program is. Too few programs to draw every block
+/// is a compile error where the seeds are made.
 template <BlockTable B, std::size_t Count>
 constexpr std::array<std::uint64_t, Count> program_seeds(std::size_t first) {
   std::array<std::uint64_t, Count> seeds{};
-  std::size_t found = 0;
-  for (std::uint64_t seed = 1; found < first + Count; ++seed) {
+  bool drawn[64]{};
+  std::size_t undrawn = B::blocks.size(), taken = 0, found = 0;
+  for (std::uint64_t seed = 1; taken < Count; ++seed) {
     const static_program p = make_static_program<B>(seed);
-    std::size_t blocks = 0;
-    for (std::size_t k = 0; k < p.node_count; ++k) blocks += p.nodes[k].block >= 0;
-    if (blocks >= 3 && blocks <= 6) {
-      if (found >= first) seeds[found - first] = seed;
-      ++found;
-    }
+    std::size_t blocks = 0, fresh = 0;
+    for (std::size_t k = 0; k < p.node_count; ++k)
+      if (const int b = p.nodes[k].block; b >= 0) {
+        ++blocks;
+        fresh += !drawn[b];
+      }
+    if (blocks < 3 || blocks > 6 || found++ < first || (undrawn && !fresh)) continue;
+    if (undrawn && taken + 1 == Count && fresh < undrawn)
+      throw std::length_error("program_seeds: Count programs from this offset do not draw every block; raise Count");
+    for (std::size_t k = 0; k < p.node_count; ++k)
+      if (const int b = p.nodes[k].block; b >= 0 && !drawn[b]) {
+        drawn[b] = true;
+        --undrawn;
+      }
+    seeds[taken++] = seed;
   }
   return seeds;
 }

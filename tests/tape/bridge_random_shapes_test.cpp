@@ -15,6 +15,7 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "support/block_parameters.hpp"
 #include "support/random_programs.hpp"
 
 namespace {
@@ -29,24 +30,9 @@ constexpr double one_over_pi = std::numbers::inv_pi;
 constexpr double one_over_e = 1 / std::numbers::e;
 constexpr double one_over_sqrt2 = 1 / std::numbers::sqrt2;
 
-// u's axes in reverse order, and u's indices along axis 0 rotated by one, shaped like u.
-std::vector<std::int64_t> reversed_axes(const Extents& e) {
-  std::vector<std::int64_t> order;
-  for (std::size_t r = e.rank(); r-- > 0;) order.push_back(std::int64_t(r));
-  return order;
-}
-fg::Indices rotated_along_axis_0(const Extents& e) {
-  const std::size_t n = e[0], inner = n ? e.size() / n : 0;
-  std::vector<std::int64_t> values(e.size());
-  for (std::size_t p = 0; p < values.size(); ++p) values[p] = std::int64_t((p / inner + 1) % n);
-  return fg::Indices(std::move(values), e);
-}
-fg::Indices reversed_along_axis_0(const Extents& e) {
-  const Extents extents{e[0]};  // before the values are moved into the Indices
-  std::vector<std::int64_t> values(e[0]);
-  for (std::size_t k = 0; k < values.size(); ++k) values[k] = std::int64_t(values.size() - 1 - k);
-  return fg::Indices(std::move(values), extents);
-}
+using fg::test::reversed_along_axis_0;
+using fg::test::reversed_axes;
+using fg::test::rotated_along_axis_0;
 
 struct ShapeBlocks {
   static constexpr Block table[] = {

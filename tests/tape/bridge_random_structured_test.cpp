@@ -1,7 +1,5 @@
 // tape/bridge_random_structured_test.cpp -- random programs of blocks with kinks, extrema, running sums and matrix
 // products (support/random_programs.hpp), and the test that the block tables together draw every operation.
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <numbers>
 #include <set>
@@ -13,11 +11,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-#include <Eigen/Core>
 #include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "support/block_parameters.hpp"
 #include "support/random_programs.hpp"
 
 namespace {
@@ -34,20 +32,10 @@ constexpr double abs_kink = std::numbers::inv_pi;
 constexpr double relu_kink = 1 / std::numbers::e;
 constexpr double extremum_kink = 1 / std::numbers::sqrt2;
 
-// Distinct offsets (i + 1) s / (64 pi n) for the n elements of u, where s is the power of two at or
-// above pi max(1, max |u|). Equal values are common (equal leaves give equal results); added before
-// an extremum, these break the ties, where max has no derivative, by gaps that grow with u's values,
-// so that neither float rounding nor the central differences' step crosses them. s changes only
-// where max |u| crosses a power of two over pi, which no leaf value is, so the offsets are
-// constants to the derivative.
+// Offsets that break ties before an extremum (support/block_parameters.hpp says why they work), shaped like u.
 template <class T>
 fg::BasicTensor<T> tie_breaker(const fg::BasicTensor<T>& u) {
-  const auto n = static_cast<Eigen::Index>(u.numel());
-  const double largest = n ? double(u.eigen().abs().maxCoeff()) : 0.0;
-  const double s = std::exp2(std::ceil(std::log2(std::numbers::pi * std::max(1.0, largest))));
-  const Eigen::ArrayX<T> offsets =
-      Eigen::ArrayX<T>::LinSpaced(n, T(1), T(n)) * T(s * std::numbers::inv_pi / double(64 * n));
-  return fg::BasicTensor<T>::from(offsets, u.shape());
+  return fg::BasicTensor<T>::from(fg::test::tie_offsets<T>(u.eigen()), u.shape());
 }
 
 struct StructuredBlocks {
