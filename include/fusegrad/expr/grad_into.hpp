@@ -112,13 +112,15 @@ template <class E, class... Outs, class... Vars>
                           "; give each var's gradient its own storage");
     }
   }
-  for (std::size_t k = 0; k < count; ++k) std::fill_n(targets[k], sizes[k], T(0));
 
   auto sink_targets = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple<typename Vars::value_type*...>(targets[K]...);
   }
   (std::make_index_sequence<count>{});
   basic_var_sinks<std::tuple<typename Vars::value_type*...>, Vars...> sinks{{&vars...}, sink_targets};
+  if constexpr (has_leaf_operands_v<E>) sinks.count_uses(f);
+  for (std::size_t k = 0; k < count; ++k)
+    if (!sinks.written_whole(k)) std::fill_n(targets[k], sizes[k], T(0));
   const T value = reverse_sweep(f, sinks, T(1), Extents{})[0];
 
   // The sweep sends a var's gradient to its first naming: a later naming of it gets a copy.

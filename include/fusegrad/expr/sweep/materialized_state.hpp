@@ -11,6 +11,7 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/materialized_expr.hpp>
 #include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/storage.hpp>
@@ -34,6 +35,9 @@ struct materialized_operand {
   const X& node;
   Extents extents;
   [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, scratch_t<value_type, static_shape>> values;
+  // A leaf's gradient that only this operand sends to (basic_var_sinks::sole_sink_for): the VJP is written there,
+  // and the buffer and the sweep that would add it are skipped.
+  [[no_unique_address]] std::conditional_t<is_leaf && takes_grad && !fused, value_type*, nothing> sole_sink;
   scratch_t<value_type, upstream_shape> upstream;
   sweep_state<X, static_shape> state;
   segment_access<value_type, upstream_shape, static_shape> upstream_access;
@@ -43,9 +47,37 @@ struct materialized_operand {
       : node(x),
         extents(x.extents()),
         values(make_values(extents)),
-        upstream(make_scratch<value_type, upstream_shape>(fused ? 1 : extents.size())),
+        sole_sink(sole_sink_of(x, sinks)),
+        upstream(make_scratch<value_type, upstream_shape>(fused                ? 1
+                                                          : written_in_place() ? 0
+                                                                               : extents.size())),
         state(x, extents, sinks),
         upstream_access(upstream.data(), fused ? Extents{} : extents, extents, nullptr) {}
+
+  template <class Sinks>
+  static auto sole_sink_of([[maybe_unused]] const X& x, [[maybe_unused]] Sinks& sinks) {
+    if constexpr (std::is_same_v<decltype(sole_sink), nothing>)
+      return nothing{};
+    else if constexpr (requires { sinks.sole_sink_for(x); })
+      return sinks.sole_sink_for(x);
+    else
+      return static_cast<value_type*>(nullptr);
+  }
+
+  // Whether this operand's VJP goes straight to its leaf's gradient.
+  [[nodiscard]] bool written_in_place() const {
+    if constexpr (std::is_same_v<decltype(sole_sink), nothing>)
+      return false;
+    else
+      return sole_sink != nullptr;
+  }
+  // Where this operand's VJP is written.
+  [[nodiscard]] value_type* vjp_target() {
+    if constexpr (std::is_same_v<decltype(sole_sink), nothing>)
+      return upstream.data();
+    else
+      return sole_sink ? sole_sink : upstream.data();
+  }
 
   static auto make_values(const Extents& e) {
     if constexpr (is_leaf || fused)
@@ -95,6 +127,23 @@ struct operand_pack<E, std::index_sequence<I...>>
     return {{get<I>().data()...}, {get<I>().extents...}};
   }
 };
+
+// Whether expression E has a materialised node (one not reduced inside the loop) with a leaf operand that takes a
+// gradient: only then may a gradient be written in place (materialized_operand::sole_sink), and counting the
+// leaves' uses for it pays.
+template <class E>
+constexpr bool has_leaf_operands() {
+  if constexpr (E::kind == node_kind::leaf) {
+    return false;
+  } else {
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      constexpr bool here = E::kind == node_kind::materialized && !LinearFullReduction<typename E::op>;
+      return ((here && Xs::kind == node_kind::leaf && Xs::takes_grad) || ...) || (has_leaf_operands<Xs>() || ...);
+    }(child_nodes_t<E>{});
+  }
+}
+template <class E>
+inline constexpr bool has_leaf_operands_v = has_leaf_operands<E>();
 
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::materialized> {
@@ -169,7 +218,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       if constexpr (JointVjp<Op>) {  // every operand's gradient in one call, before any operand's sweep
         std::array<value_type*, Op::arity> dx{};
         operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
-          if constexpr (std::remove_reference_t<decltype(o)>::takes_grad) dx[I] = o.upstream.data();
+          if constexpr (std::remove_reference_t<decltype(o)>::takes_grad) dx[I] = o.vjp_target();
         });
         op_.vjp_all(dx, dy, operands_.template view<value_type>(), value.data());
       }
@@ -179,8 +228,9 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
           if constexpr (fused) {
             o.upstream[0] = dy[0] * Op::template scale<value_type>(o.extents.size());
           } else if constexpr (!JointVjp<Op>) {
-            op_.template vjp<I>(o.upstream.data(), dy, operands_.template view<value_type>(), value.data());
+            op_.template vjp<I>(o.vjp_target(), dy, operands_.template view<value_type>(), value.data());
           }
+          if (o.written_in_place()) return;
           o.upstream_access.load();
           if constexpr (!operand::is_leaf && !fused) {
             // A materialised operand's values are in memory: its root reads them, not recomputes.
