@@ -194,6 +194,39 @@ void fused(benchmark::State& state) {
   }
 }
 
+// The static layer writing the gradients into arrays the loop reuses (value_and_grad_into), as the hand-written
+// variants reuse theirs: value_and_grad returns arrays of its own, fresh memory whenever the heap hands out fresh
+// pages.
+template <class Problem>
+void fused_into(benchmark::State& state) {
+  const Problem p;
+  const auto operands = p.operands();
+  constexpr std::size_t count = operands.size();
+  using var = fg::Var<double, typename Problem::shape>;
+  auto vars = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<var, count>{var(p.extents(*operands[K]))...};
+  }
+  (std::make_index_sequence<count>{});
+  std::array<Eigen::ArrayXd, count> grads;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::copy_n(operands[k]->data(), operands[k]->size(), vars[k].value().data());
+    grads[k].resize(operands[k]->size());
+  }
+  fg::Const<double, typename Problem::shape> R(p.extents(p.R));
+  std::copy_n(p.R.data(), p.R.size(), R.value().data());
+  const auto step = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return fg::value_and_grad_into(fg::sum(fg::einsum<Problem::subscripts>(vars[K]...) * R), std::tie(grads[K]...),
+                                   vars[K]...);
+  };
+  step(std::make_index_sequence<count>{});
+  for (std::size_t k = 0; k < count; ++k)
+    expect_same(grads[k].data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "fused_into");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(step(std::make_index_sequence<count>{}));
+    benchmark::DoNotOptimize(grads[0].data());
+  }
+}
+
 // The tape: the same loss over Tensors, recorded as one fused node (Fused) or one node per op.
 template <class Problem, bool Fused>
 void tape(benchmark::State& state) {
@@ -221,15 +254,18 @@ void tape(benchmark::State& state) {
 
 BENCHMARK(e1_handwritten)->Name("E1/handwritten/256");
 BENCHMARK(fused<product>)->Name("E1/fused/256");
+BENCHMARK(fused_into<product>)->Name("E1/fused_into/256");
 BENCHMARK(tape<product, true>)->Name("E1/tape_fused/256");
 BENCHMARK(tape<product, false>)->Name("E1/taped/256");
 BENCHMARK(e2_handwritten)->Name("E2/handwritten/32");
 BENCHMARK(fused<batched>)->Name("E2/fused/32");
+BENCHMARK(fused_into<batched>)->Name("E2/fused_into/32");
 BENCHMARK(tape<batched, true>)->Name("E2/tape_fused/32");
 BENCHMARK(tape<batched, false>)->Name("E2/taped/32");
 BENCHMARK(e3_handwritten)->Name("E3/handwritten/512");
 BENCHMARK(e3_left_to_right)->Name("E3/left_to_right/512");
 BENCHMARK(fused<chain>)->Name("E3/fused/512");
+BENCHMARK(fused_into<chain>)->Name("E3/fused_into/512");
 BENCHMARK(tape<chain, true>)->Name("E3/tape_fused/512");
 BENCHMARK(tape<chain, false>)->Name("E3/taped/512");
 

@@ -188,7 +188,7 @@ def target_verdicts(fig, torch_built):
                     judge(r <= 1.05, f"{case} N={n}: `{ROOTS[case]}` {v} / bare {r:.2f} (target ≤ 1.05)")
             continue
         if case in EINSUM_GOALS:  # against the products written by hand (for E3 in the best order), in both layers
-            for v in ("fused", "tape_fused"):
+            for v in ("fused", "fused_into", "tape_fused"):
                 r = fig.ratio(key, v, "handwritten")
                 if r is not None:
                     judge(r <= EINSUM_GOALS[case], f"{case} N={n}: einsum {v} / hand-written {r:.2f} "
