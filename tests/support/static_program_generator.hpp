@@ -59,12 +59,6 @@ struct constexpr_random {
   constexpr bool coin() { return (next() >> 63) != 0; }
 };
 
-// Trees grown as gen_program grows them (support/random_programs.hpp), at compile time: a node of shape s
-// is a leaf of shape s (an earlier leaf of that shape, or a new one), or a block that fits s's rank and the
-// operations left, with subtrees for u and a. Unlike gen_program, an inner node is a block two times in three
-// (programs here are few and fixed, so each should hold more), and the root is a block even when the budget
-// is smaller than every block. A budget of at most 12 operations makes at most 12 blocks and 13 leaves:
-// max_static_nodes and max_static_leaves hold them, and running out is a compile error.
 // Which of B's blocks read their operand a, worked out once per table (reading the texts is most of a program's
 // cost in constant evaluation, which is bounded).
 template <BlockTable B>
@@ -74,6 +68,12 @@ inline constexpr auto blocks_reading_a = [] {
   return reads;
 }();
 
+// Trees grown as gen_program grows them (support/random_programs.hpp), at compile time: a node of shape s
+// is a leaf of shape s (an earlier leaf of that shape, or a new one), or a block that fits s's rank and the
+// operations left, with subtrees for u and a. Unlike gen_program, an inner node is a block two times in three
+// (programs here are few and fixed, so each should hold more), and the root is a block even when the budget
+// is smaller than every block. A budget of at most 12 operations makes at most 12 blocks and 13 leaves:
+// max_static_nodes and max_static_leaves hold them, and running out is a compile error.
 template <BlockTable B>
 struct static_program_builder {
   constexpr_random random;
@@ -169,15 +169,14 @@ constexpr std::array<std::uint64_t, Count> program_seeds(std::size_t first) {
   std::size_t undrawn = B::blocks.size(), taken = 0, found = 0;
   for (std::uint64_t seed = 1; taken < Count; ++seed) {
     const static_program p = make_static_program<B>(seed);
-    std::size_t blocks = 0, fresh = 0;
+    std::size_t blocks = 0;
+    bool fresh = false;
     for (std::size_t k = 0; k < p.node_count; ++k)
       if (const int b = p.nodes[k].block; b >= 0) {
         ++blocks;
-        fresh += !drawn[b];
+        fresh = fresh || !drawn[b];
       }
     if (blocks < 3 || blocks > 6 || found++ < first || (undrawn && !fresh)) continue;
-    if (undrawn && taken + 1 == Count && fresh < undrawn)
-      throw std::length_error("program_seeds: Count programs from this offset do not draw every block; raise Count");
     for (std::size_t k = 0; k < p.node_count; ++k)
       if (const int b = p.nodes[k].block; b >= 0 && !drawn[b]) {
         drawn[b] = true;
@@ -185,6 +184,8 @@ constexpr std::array<std::uint64_t, Count> program_seeds(std::size_t first) {
       }
     seeds[taken++] = seed;
   }
+  if (undrawn)
+    throw std::length_error("program_seeds: Count programs from this offset do not draw every block; raise Count");
   return seeds;
 }
 
