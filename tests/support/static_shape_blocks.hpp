@@ -24,21 +24,17 @@ namespace fusegrad::test {
 template <class U>
 auto tie_breaker(const U& u) {
   using T = typename U::value_type;
-  const Extents extents = extents_of(u);
-  Eigen::ArrayX<T> values(static_cast<Eigen::Index>(extents.size()));
+  const Extents flat{extents_of(u).size()};
   if constexpr (detail::is_tensor_v<U>) {
-    values = u.eigen();
+    return BasicTensor<T>::from(tie_offsets<T>(u.eigen()), flat);
   } else {
-    const auto v = eval(u);
+    Eigen::ArrayX<T> values(static_cast<Eigen::Index>(flat[0]));
+    const auto v = eval(u);  // a number for rank 0, else the flat values
     if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(v)>>)
       values.setConstant(v);
     else
       values = v;
-  }
-  if constexpr (detail::is_tensor_v<U>) {
-    return BasicTensor<T>::from(tie_offsets(values), Extents{extents.size()});
-  } else {
-    Const<T, Shape<dyn>, owning> c(Extents{extents.size()});
+    Const<T, Shape<dyn>, owning> c(flat);
     c.value() = tie_offsets(values);
     return c;
   }
