@@ -1,22 +1,18 @@
 // expr/grad.hpp -- value_and_grad, grad and vjp: the fused reverse sweep of a static expression.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/for_each.hpp>
-
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/linear_root.hpp>
-#include <fusegrad/expr/materialized_expr.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
+#include <fusegrad/expr/var_sinks.hpp>
 #include <fusegrad/expr/visit.hpp>
 
 namespace fusegrad {
@@ -26,153 +22,6 @@ template <class V>
 concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::static_shape>;
 
 namespace detail {
-
-// grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else an array shaped like V.
-template <class V>
-using grad_t = std::conditional_t<std::is_same_v<typename V::static_shape, Shape<>>, typename V::value_type,
-                                  storage_t<typename V::value_type, typename V::static_shape>>;
-
-// Routes each leaf occurrence to the gradient of the requested var it is (by address), or
-// nowhere. A var used several times gets every occurrence's contribution added. `Grads` holds
-// the gradients: arrays of their own (value_and_grad) or pointers to the caller's memory
-// (value_and_grad_into).
-//
-// Where count_uses(expr) has counted every leaf occurrence of each var, sole_sink_for(leaf) also gives the gradient
-// of a var that occurs only there: a materialised node whose operand the leaf is writes its VJP there instead of
-// adding it from a buffer of its own. When a gradient reaches that node, the VJP writes the var's gradient whole, and
-// it need not start at zero (written_whole); every other gradient must.
-template <class Grads, class... Vars>
-struct basic_var_sinks {
-  std::tuple<const Vars*...> vars;
-  Grads grads;
-  std::array<std::size_t, sizeof...(Vars)> uses{};
-  std::array<bool, sizeof...(Vars)> whole{};  // its one occurrence is an operand of a node the gradient reaches
-  bool uses_counted = false;
-
-  template <class L>
-  typename L::value_type* sink_for(const L& leaf) {
-    typename L::value_type* out = nullptr;
-    if constexpr (L::takes_grad) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) { (match<I>(leaf, out), ...); }
-      (std::index_sequence_for<Vars...>{});
-    }
-    return out;
-  }
-
-  template <class E>
-  void count_uses(const E& expr) {
-    count_uses_below(expr, true, false);
-    uses_counted = true;
-  }
-
-  // Whether var I's gradient is written whole by the VJP of the one node whose operand it is.
-  [[nodiscard]] bool written_whole(std::size_t var) const { return uses_counted && uses[var] == 1 && whole[var]; }
-
-  template <class L>
-  typename L::value_type* sole_sink_for(const L& leaf) {
-    if (!uses_counted) return nullptr;
-    std::size_t var = sizeof...(Vars);
-    typename L::value_type* out = match_any(leaf, var);
-    return var < sizeof...(Vars) && uses[var] == 1 ? out : nullptr;
-  }
-
- private:
-  // Every leaf occurrence below e; `reached`: a gradient reaches e (every node above it takes one), `operand`: e is
-  // an operand of a node that writes its operands' VJPs whole (materialized_operand).
-  template <class E>
-  void count_uses_below(const E& e, bool reached, bool operand) {
-    if constexpr (E::kind == node_kind::leaf) {
-      std::size_t var = sizeof...(Vars);
-      match_any(e, var);
-      if (var < sizeof...(Vars)) {
-        ++uses[var];
-        whole[var] = reached && operand;
-      }
-    } else {
-      constexpr bool writes_operands = E::kind == node_kind::materialized && !LinearFullReduction<typename E::op>;
-      const bool passes = reached && E::takes_grad;
-      boost::hana::for_each(children(e), [&](const auto& x) { count_uses_below(x, passes, writes_operands); });
-    }
-  }
-
-  // The gradient of the first var that `leaf` is, and that var's index in `var`.
-  template <class L>
-  typename L::value_type* match_any(const L& leaf, std::size_t& var) {
-    typename L::value_type* out = nullptr;
-    if constexpr (L::takes_grad) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) { ((match<I>(leaf, out) ? void(var = I) : void()), ...); }
-      (std::index_sequence_for<Vars...>{});
-    }
-    return out;
-  }
-
-  // Whether var I is `leaf` and no earlier var was: then `out` is its gradient.
-  template <std::size_t I, class L>
-  bool match(const L& leaf, typename L::value_type*& out) {
-    using V = std::tuple_element_t<I, std::tuple<Vars...>>;
-    if constexpr (std::is_same_v<V, L>) {
-      if (!out && std::get<I>(vars) == &leaf) {
-        auto& g = std::get<I>(grads);
-        if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(g)>>)
-          out = g;
-        else
-          out = g.data();
-        return true;
-      }
-    }
-    return false;
-  }
-};
-
-template <class V>
-using var_storage_t = storage_t<typename V::value_type, typename V::static_shape>;
-
-// The sinks of value_and_grad and vjp: arrays shaped like the vars, moved out as results.
-template <class... Vars>
-struct var_sinks : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...> {
-  explicit var_sinks(const Vars&... v)
-      : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...>{
-            {&v...}, {make_storage<typename Vars::value_type, typename Vars::static_shape>(v.extents())...}} {}
-
-  // Before the sweep of expr: every gradient it adds to starts at zero.
-  template <class E>
-  void start(const E& expr) {
-    if constexpr (has_leaf_operands_v<E>) this->count_uses(expr);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((this->written_whole(I) ? void() : void(std::get<I>(this->grads).setZero())), ...);
-    }
-    (std::index_sequence_for<Vars...>{});
-  }
-
-  // The gradient of var I. The sweep sends a leaf's gradient to the first var it matches,
-  // so a var named twice (value_and_grad(f, x, x)) takes the first naming's gradient. A
-  // gradient is moved out only when no other naming reads it, so the results may be taken in
-  // any order (a constructor's arguments are evaluated in an order the compiler chooses).
-  template <std::size_t I>
-  auto result() {
-    using V = std::tuple_element_t<I, std::tuple<Vars...>>;
-    auto& grads = this->grads;
-    const auto& vars = this->vars;
-    auto* source = &std::get<I>(grads);
-    bool shared = false;
-    [&]<std::size_t... J>(std::index_sequence<J...>) {
-      auto other_naming = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K != I && std::is_same_v<std::tuple_element_t<K, std::tuple<Vars...>>, V>) {
-          if (std::get<K>(vars) != std::get<I>(vars)) return;
-          shared = true;
-          if (K < I && source == &std::get<I>(grads)) source = &std::get<K>(grads);
-        }
-      };
-      (other_naming(std::integral_constant<std::size_t, J>{}), ...);
-    }
-    (std::index_sequence_for<Vars...>{});
-    using G = std::remove_cvref_t<decltype(*source)>;
-    if constexpr (std::is_same_v<grad_t<V>, typename V::value_type>)
-      return (*source)[0];
-    else
-      return shared ? G(*source) : G(std::move(*source));
-  }
-};
 
 // The reverse sweep of a sum or mean of an element-wise chain from ONE upstream value:
 // the chain's upstream is known before its values are, so forward and reverse share one

@@ -15,6 +15,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/linear_root.hpp>
+#include <fusegrad/expr/var_sinks.hpp>
 
 namespace fusegrad {
 
