@@ -11,7 +11,6 @@
 #include <boost/hana/for_each.hpp>
 
 #include <fusegrad/expr/children.hpp>
-#include <fusegrad/expr/materialized_expr.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
 
@@ -79,9 +78,8 @@ struct basic_var_sinks {
         whole[var] = reached && operand;
       }
     } else {
-      constexpr bool writes_operands = E::kind == node_kind::materialized && !LinearFullReduction<typename E::op>;
       const bool passes = reached && E::takes_grad;
-      boost::hana::for_each(children(e), [&](const auto& x) { count_uses_below(x, passes, writes_operands); });
+      boost::hana::for_each(children(e), [&](const auto& x) { count_uses_below(x, passes, writes_operand_vjps_v<E>); });
     }
   }
 

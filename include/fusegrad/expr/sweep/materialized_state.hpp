@@ -128,16 +128,25 @@ struct operand_pack<E, std::index_sequence<I...>>
   }
 };
 
-// Whether expression E has a materialised node (one not reduced inside the loop) with a leaf operand that takes a
-// gradient: only then may a gradient be written in place (materialized_operand::sole_sink), and counting the
-// leaves' uses for it pays.
+// Whether node E writes its operands' VJPs into arrays (materialized_operand): a materialised node not reduced
+// inside the loop.
+template <class E>
+inline constexpr bool writes_operand_vjps_v = [] {
+  if constexpr (E::kind == node_kind::materialized)
+    return !LinearFullReduction<typename E::op>;
+  else
+    return false;
+}();
+
+// Whether expression E has such a node with a leaf operand that takes a gradient: only then may a gradient be
+// written in place (materialized_operand::sole_sink), and counting the leaves' uses for it pays.
 template <class E>
 constexpr bool has_leaf_operands() {
   if constexpr (E::kind == node_kind::leaf) {
     return false;
   } else {
     return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-      constexpr bool here = E::kind == node_kind::materialized && !LinearFullReduction<typename E::op>;
+      constexpr bool here = writes_operand_vjps_v<E>;
       return ((here && Xs::kind == node_kind::leaf && Xs::takes_grad) || ...) || (has_leaf_operands<Xs>() || ...);
     }(child_nodes_t<E>{});
   }
