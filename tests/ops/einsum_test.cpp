@@ -1,5 +1,6 @@
 // ops/einsum_test.cpp -- einsum: static shapes, errors at run time, the contraction order, einsum inside larger
 // recorded expressions, and laws against the same contraction written with matmul, sum and broadcasting.
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -120,6 +121,39 @@ TEST(EinsumOrder, TheCheapestOrderIsChosen) {
   const fg::detail::einsum_plan greedy = fg::detail::plan_einsum(chain, chain[0] | chain[9], extent);
   ASSERT_EQ(greedy.steps.size(), 9u);
   EXPECT_EQ(greedy.steps[0].left | greedy.steps[0].right, (1u << 4) | (1u << 5));
+}
+
+// With three operands or more, the forward evaluation keeps its intermediate products for the joint VJP, which
+// reads them instead of computing them again. (3,2)(2,3)(3,2) contracts B C (2x2) first: 24 multiply-adds, not 36.
+TEST(EinsumBackward, ReadsTheProductsTheForwardKept) {
+  using chain_op = fg::einsum_op<3, fg::detail::einsum_runtime_text<3>>;
+  static_assert(fg::SavesForBackward<chain_op>);
+  const chain_op chain("ij,jk,kl->il");
+  using row_major = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  row_major a(3, 2), b(2, 3), c(3, 2), y(3, 2), dy(3, 2), da(3, 2);
+  a << 1, 2, 3, 4, 5, 6;
+  b << 1, 0, 2, 0, 1, 1;
+  c << 1, 1, 0, 2, 3, 0;
+  dy << 1, -1, 2, 0, 0.5, 3;
+  const row_major bc = b * c;  // [[7, 1], [3, 2]]
+  const fg::operands<double, 3> in{{a.data(), b.data(), c.data()}, {Extents{3, 2}, Extents{2, 3}, Extents{3, 2}}};
+
+  chain_op::saved_type<double> saved;
+  chain.value(y.data(), in, &saved);
+  EXPECT_TRUE(y.isApprox(a * bc));
+  ASSERT_EQ(saved.size(), 2u);  // one product per step
+  ASSERT_TRUE(saved[0].has_value());
+  EXPECT_FALSE(saved[1].has_value());  // the last step's is y itself
+  fg::test::expect_array_near(Eigen::Map<const Eigen::ArrayXd>(saved[0]->data, 4), {7, 1, 3, 2});
+
+  // dA = dy (B C)^T: doubling the kept product doubles it, so the VJP read the product kept.
+  for (double& v : saved[0]->owned) v *= 2;
+  std::array<double*, 3> dx{da.data(), nullptr, nullptr};
+  chain.vjp_all(dx, dy.data(), in, y.data(), &saved);
+  EXPECT_TRUE(da.isApprox(2 * dy * bc.transpose()));
+  // Given nothing kept, it computes B C itself.
+  chain.vjp_all(dx, dy.data(), in, y.data());
+  EXPECT_TRUE(da.isApprox(dy * bc.transpose()));
 }
 
 // --- laws: einsum's gradient is that of the same contraction written otherwise ---------------------------------------

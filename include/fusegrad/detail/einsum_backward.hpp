@@ -18,31 +18,31 @@ namespace fusegrad::detail {
 
 // Writes into dx[k] the gradient of operand k for the upstream dy (shaped as the output), for every k whose dx[k]
 // is not null. A contraction's gradient with respect to one side is the contraction of its gradient with the other
-// side; for "ij,jk,kl->il", B C is computed once, not once per operand's einsum.
+// side; for "ij,jk,kl->il", B C is computed once, not once per operand's einsum, and not at all when the forward
+// evaluation kept it (`saved`, which the pass then takes over).
 template <class T>
 class einsum_backward_pass {
  public:
-  einsum_backward_pass(const einsum_contraction<T>& einsum, std::span<T* const> dx)
-      : einsum_(einsum), planned_(einsum.planned_terms()), products_(planned_.plan.steps.size()), dx_(dx) {
+  einsum_backward_pass(const einsum_contraction<T>& einsum, std::span<T* const> dx, einsum_products<T>* saved = nullptr)
+      : einsum_(einsum), planned_(einsum.planned_terms()), dx_(dx) {
+    if (saved && saved->size() == planned_.plan.steps.size())
+      products_ = std::move(*saved);
+    else
+      products_.resize(planned_.plan.steps.size());
     for (std::size_t k = 0; k < dx.size(); ++k)
       if (dx[k]) wanted_ |= std::uint64_t(1) << k;
   }
 
   void run(const T* dy) {
     einsum_term_values<T> upstream;
-    upstream.labels.assign(einsum_.output().begin(), einsum_.output().end());
+    upstream.labels.append(einsum_.output());
     upstream.data = dy;
     send_back(~std::uint64_t(0) >> (64 - planned_.terms.size()), upstream);  // the root covers every operand
   }
 
  private:
   // The step whose result covers these operands (bit k: operand k).
-  [[nodiscard]] std::size_t step_of(std::uint64_t covers) const {
-    const auto& steps = planned_.plan.steps;
-    const auto at =
-        std::find_if(steps.begin(), steps.end(), [&](const einsum_step& s) { return (s.left | s.right) == covers; });
-    return std::size_t(at - steps.begin());
-  }
+  [[nodiscard]] std::size_t step_of(std::uint64_t covers) const { return planned_.plan.step_of(covers); }
   [[nodiscard]] einsum_label_set labels_of(std::uint64_t covers) const {
     if (std::has_single_bit(covers)) return planned_.terms[std::size_t(std::countr_zero(covers))].label_set();
     return planned_.plan.steps[step_of(covers)].keep;
@@ -92,18 +92,19 @@ class einsum_backward_pass {
 
   const einsum_contraction<T>& einsum_;
   einsum_planned_terms<T> planned_;
-  std::vector<std::optional<einsum_term_values<T>>> products_;  // per step of the plan
+  einsum_products<T> products_;  // per step of the plan
   std::span<T* const> dx_;
   std::uint64_t wanted_ = 0;  // bit k: operand k's gradient is asked for
 };
 
 // The gradients of the einsum of `inputs` with the labels `output`, for the upstream dy: into dx[k] for every
-// operand k whose dx[k] is not null.
+// operand k whose dx[k] is not null, reading the intermediate products the forward evaluation kept in `saved`.
 template <class T>
 void einsum_backward(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
-                     const std::array<std::size_t, einsum_labels>& extent, const T* dy, std::span<T* const> dx) {
+                     const std::array<std::size_t, einsum_labels>& extent, const T* dy, std::span<T* const> dx,
+                     einsum_products<T>* saved = nullptr) {
   const einsum_contraction<T> einsum(inputs, output, extent);
-  einsum_backward_pass<T>(einsum, dx).run(dy);
+  einsum_backward_pass<T>(einsum, dx, saved).run(dy);
 }
 
 }  // namespace fusegrad::detail

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -26,6 +27,11 @@ struct einsum_planned_terms {
   std::vector<einsum_term_values<T>> terms;
   einsum_plan plan;
 };
+
+// The results of a plan's steps, by step: the intermediate products a forward evaluation computed, which the
+// backward pass reads instead of computing them again.
+template <class T>
+using einsum_products = std::vector<std::optional<einsum_term_values<T>>>;
 
 // One einsum's operands, output labels and label extents, and what evaluating it forward or backward is made of.
 template <class T>
@@ -69,9 +75,9 @@ class einsum_contraction {
   }
 
   // Copies `t` with its axes in the order `labels`.
-  einsum_term_values<T> permuted(const einsum_term_values<T>& t, std::vector<einsum_label> labels) const {
+  einsum_term_values<T> permuted(const einsum_term_values<T>& t, const einsum_label_list& labels) const {
     einsum_term_values<T> out;
-    out.labels = std::move(labels);
+    out.labels = labels;
     out.owned.resize(extent_.size_of(labels_to_set(out.labels)));
     extent_.copy_into(t, out.labels, out.owned.data());
     out.data = out.owned.data();
@@ -89,7 +95,7 @@ class einsum_contraction {
                                  T* into = nullptr, std::span<const einsum_label> into_labels = {},
                                  bool may_swap = true) const {
     const einsum_label_set in_a = a.label_set(), in_b = b.label_set();
-    std::vector<einsum_label> batch, contracted, a_free, b_free;
+    einsum_label_list batch, contracted, a_free, b_free;
     for (einsum_label l : a.labels) {
       const bool shared = in_b >> l & 1;
       if (shared && (keep >> l & 1))
@@ -101,9 +107,9 @@ class einsum_contraction {
     }
     for (einsum_label l : b.labels)
       if (!(in_a >> l & 1)) b_free.push_back(l);
-    const auto concat = [](std::initializer_list<const std::vector<einsum_label>*> parts) {
-      std::vector<einsum_label> all;
-      for (const auto* p : parts) all.insert(all.end(), p->begin(), p->end());
+    const auto concat = [](std::initializer_list<const einsum_label_list*> parts) {
+      einsum_label_list all;
+      for (const auto* p : parts) all.append(*p);
       return all;
     };
     einsum_term_values<T> a_copy, b_copy;
@@ -130,7 +136,7 @@ class einsum_contraction {
     c.labels = concat({&batch, &a_free, &b_free});
     const bool in_output_order = std::ranges::equal(c.labels, into_labels);
     if (into && !in_output_order && may_swap) {
-      std::vector<einsum_label> batch_of_b;
+      einsum_label_list batch_of_b;
       for (einsum_label l : b.labels)
         if (std::find(batch.begin(), batch.end(), l) != batch.end()) batch_of_b.push_back(l);
       if (std::ranges::equal(concat({&batch_of_b, &b_free, &a_free}), into_labels))
@@ -172,8 +178,8 @@ class einsum_contraction {
   einsum_term_values<T> reduce_operand(const einsum_input<T>& in, einsum_label_set needed) const {
     einsum_term_values<T> term;
     const std::size_t rank = in.labels.size();
-    std::vector<einsum_label> distinct;  // in order of first appearance, broadcast axes left out
-    std::vector<std::ptrdiff_t> source_stride;
+    einsum_label_list distinct;  // in order of first appearance, broadcast axes left out
+    per_label_list<std::ptrdiff_t> source_stride;
     const auto axis_stride = axis_strides(in);
     bool as_is = true;
     for (std::size_t a = 0; a < rank; ++a) {
@@ -193,16 +199,16 @@ class einsum_contraction {
     for (einsum_label l : distinct)
       if (!(needed >> l & 1)) as_is = false;
     if (as_is) {
-      term.labels = std::move(distinct);
+      term.labels = distinct;
       term.data = in.data;
       return term;
     }
     // Kept labels in their order; summed ones walked too, with no stride in the result.
-    std::vector<std::size_t> walk_extents;
-    std::vector<std::ptrdiff_t> src, dst;
+    per_label_list<std::size_t> walk_extents;
+    per_label_list<std::ptrdiff_t> src, dst;
     for (einsum_label l : distinct)
       if (needed >> l & 1) term.labels.push_back(l);
-    const std::vector<std::ptrdiff_t> kept_stride = extent_.strides_of(term.labels);
+    const per_label_list<std::ptrdiff_t> kept_stride = extent_.strides_of(term.labels);
     for (std::size_t j = 0; j < distinct.size(); ++j) {
       walk_extents.push_back(extent_[distinct[j]]);
       src.push_back(source_stride[j]);

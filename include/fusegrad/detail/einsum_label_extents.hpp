@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fusegrad/detail/einsum_plan.hpp>
+#include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/detail/strided_walk.hpp>
 #include <fusegrad/shape/einsum_subscripts.hpp>
 #include <fusegrad/shape/extents.hpp>
@@ -18,6 +19,11 @@
 namespace fusegrad::detail {
 
 static_assert(einsum_labels <= max_walk_rank, "an einsum's walks cover every label");
+
+// Lists of at most one item per label, which a contraction fills many times over: on the stack, not the heap.
+using einsum_label_list = fixed_list<einsum_label, einsum_labels>;
+template <class V>
+using per_label_list = fixed_list<V, einsum_labels>;
 
 // One operand of an evaluation: row-major values, and per axis a label and an extent. A label
 // may name several axes (a diagonal); an axis of extent 1 under a label of a larger extent is
@@ -39,7 +45,7 @@ inline einsum_label_set labels_to_set(std::span<const einsum_label> labels) {
 // values (its own, or an operand's).
 template <class T>
 struct einsum_term_values {
-  std::vector<einsum_label> labels;
+  einsum_label_list labels;
   std::vector<T> owned;
   const T* data = nullptr;
 
@@ -80,8 +86,9 @@ class einsum_label_extents {
   }
 
   // The row-major strides of an array laid out along distinct `labels`.
-  [[nodiscard]] std::vector<std::ptrdiff_t> strides_of(std::span<const einsum_label> labels) const {
-    std::vector<std::ptrdiff_t> strides(labels.size());
+  [[nodiscard]] per_label_list<std::ptrdiff_t> strides_of(std::span<const einsum_label> labels) const {
+    per_label_list<std::ptrdiff_t> strides;
+    strides.count = labels.size();
     std::ptrdiff_t stride = 1;
     for (std::size_t j = labels.size(); j-- > 0;) {
       strides[j] = stride;
@@ -93,9 +100,9 @@ class einsum_label_extents {
   // Writes t's values into `out`, laid out along `labels` (row-major); a label t lacks is broadcast.
   template <class T>
   void copy_into(const einsum_term_values<T>& t, std::span<const einsum_label> labels, T* out) const {
-    const std::vector<std::ptrdiff_t> from = strides_of(t.labels), to = strides_of(labels);
-    std::vector<std::size_t> extents;
-    std::vector<std::ptrdiff_t> src;
+    const per_label_list<std::ptrdiff_t> from = strides_of(t.labels), to = strides_of(labels);
+    per_label_list<std::size_t> extents;
+    per_label_list<std::ptrdiff_t> src;
     for (einsum_label l : labels) {
       extents.push_back(extent_[l]);
       const auto at = std::find(t.labels.begin(), t.labels.end(), l);
@@ -108,8 +115,8 @@ class einsum_label_extents {
   // The labels of an operand's gradient as a term: each label once, broadcast axes left out (the gradient sums
   // over them). When they are the operand's axes as they are, the gradient may be computed in its place.
   template <class T>
-  [[nodiscard]] std::vector<einsum_label> gradient_labels(const einsum_input<T>& in) const {
-    std::vector<einsum_label> labels;
+  [[nodiscard]] einsum_label_list gradient_labels(const einsum_input<T>& in) const {
+    einsum_label_list labels;
     for (std::size_t a = 0; a < in.labels.size(); ++a)
       if (!broadcast_axis(in, a) && std::find(labels.begin(), labels.end(), in.labels[a]) == labels.end())
         labels.push_back(in.labels[a]);
@@ -124,10 +131,10 @@ class einsum_label_extents {
     if (g.data == dx) return;  // computed in place
     const std::size_t rank = in.labels.size();
     const auto axis_stride = axis_strides(in);
-    const std::vector<std::ptrdiff_t> g_strides = strides_of(g.labels);
-    std::vector<einsum_label> distinct;
-    std::vector<std::size_t> walk_extents;
-    std::vector<std::ptrdiff_t> src, dst;
+    const per_label_list<std::ptrdiff_t> g_strides = strides_of(g.labels);
+    einsum_label_list distinct;
+    per_label_list<std::size_t> walk_extents;
+    per_label_list<std::ptrdiff_t> src, dst;
     bool diagonal = false;
     for (std::size_t a = 0; a < rank; ++a) {
       if (broadcast_axis(in, a)) continue;

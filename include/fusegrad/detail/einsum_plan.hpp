@@ -27,6 +27,13 @@ struct einsum_step {
 struct einsum_plan {
   std::vector<einsum_step> steps;
   double cost = 0;
+
+  // The step whose result covers these operands.
+  [[nodiscard]] std::size_t step_of(std::uint64_t covers) const {
+    std::size_t i = 0;
+    while (i < steps.size() && (steps[i].left | steps[i].right) != covers) ++i;
+    return i;
+  }
 };
 
 inline double einsum_cost(einsum_label_set labels, const std::array<std::size_t, einsum_labels>& extent) {

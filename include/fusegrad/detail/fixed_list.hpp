@@ -1,8 +1,10 @@
 // detail/fixed_list.hpp -- fixed_list: a list whose capacity is known at compile time.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <ranges>
 #include <span>
 #include <utility>
 
@@ -20,23 +22,36 @@ template <std::size_t Capacity, class N>
   return count;
 }
 
-// A fixed-capacity list: an expression's tensors are at most its leaf count, known at
-// compile time, so recording allocates nothing for them.
+// A fixed-capacity list, for lists whose length has a bound known at compile time: an expression's tensors are
+// at most its leaf count, an einsum term's labels at most the labels there are. Filling one allocates nothing.
 template <class V, std::size_t Capacity>
 struct fixed_list {
   std::array<V, Capacity> items{};
   std::size_t count = 0;
+
   void push_back(V v) { items[count++] = std::move(v); }
+  template <std::ranges::input_range R>
+  void append(const R& values) {
+    for (const auto& v : values) push_back(v);
+  }
   [[nodiscard]] bool contains(const V& v) const {  // a plain loop: std::find stays a call here
     for (std::size_t k = 0; k < size(); ++k)
       if (items[k] == v) return true;
     return false;
   }
+  [[nodiscard]] V& operator[](std::size_t k) { return items[k]; }
+  [[nodiscard]] const V& operator[](std::size_t k) const { return items[k]; }
+  [[nodiscard]] V* data() { return items.data(); }
+  [[nodiscard]] const V* data() const { return items.data(); }
+  [[nodiscard]] V* begin() { return items.data(); }
+  [[nodiscard]] V* end() { return items.data() + size(); }
   [[nodiscard]] const V* begin() const { return items.data(); }
   [[nodiscard]] const V* end() const { return items.data() + size(); }
   [[nodiscard]] std::span<const V> span() const { return {items.data(), size()}; }
   [[nodiscard]] std::size_t size() const { return at_most<Capacity>(count); }
   [[nodiscard]] bool empty() const { return count == 0; }
+
+  friend bool operator==(const fixed_list& a, const fixed_list& b) { return std::ranges::equal(a.span(), b.span()); }
 };
 
 }  // namespace fusegrad::detail

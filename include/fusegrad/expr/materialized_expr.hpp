@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <utility>
 
@@ -57,6 +58,19 @@ template <class Op>
 concept JointVjp = MaterializedOp<Op> && requires(const Op& op, const std::array<double*, Op::arity>& dx,
                                                   const double* dy, const operands<double, Op::arity>& in) {
   op.vjp_all(dx, dy, in, dy);
+};
+
+/// A JointVjp op whose value computes intermediate results its VJPs read again (einsum's products of operand
+/// pairs): `saved_type<T>`, default-constructible, where `value(y, in, &saved)` keeps them and
+/// `vjp_all(dx, dy, in, y, &saved)` takes them. A layer that keeps a node's state from its forward sweep to its
+/// backward one (the static layer) passes the same object to both; given none, or one that no value() filled,
+/// vjp_all computes what it needs.
+template <class Op>
+concept SavesForBackward = JointVjp<Op> && std::default_initializable<typename Op::template saved_type<double>> &&
+    requires(const Op& op, typename Op::template saved_type<double>& saved, double* y,
+             const std::array<double*, Op::arity>& dx, const double* dy, const operands<double, Op::arity>& in) {
+  op.value(y, in, &saved);
+  op.vjp_all(dx, dy, in, dy, &saved);
 };
 
 /// An op whose result is `scale(n) * sum(x)` over all n elements (sum, mean): its operand's

@@ -144,12 +144,17 @@ struct einsum_op : Text {
     return Extents(std::span<const std::size_t>(out.data(), b.output_rank));
   }
 
+  // The intermediate products of the forward plan (SavesForBackward), which the joint VJP reads.
   template <class T>
-  void value(T* y, const operands<T, N>& in) const {
+  using saved_type = detail::einsum_products<T>;
+
+  template <class T>
+  void value(T* y, const operands<T, N>& in, saved_type<T>* saved = nullptr) const {
     const detail::einsum_binding<N> b = bind(in.extents);
     const auto inputs = inputs_of(b, in);
     detail::einsum_evaluate<T>(std::span<const detail::einsum_input<T>>(inputs),
-                               std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, y);
+                               std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, y,
+                               N >= 3 ? saved : nullptr);  // with one or two operands, no product is intermediate
   }
 
   template <std::size_t I, class T>
@@ -178,9 +183,11 @@ struct einsum_op : Text {
   }
 
   // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise
-  // contractions, which the operands' gradients share; with one or two, each operand's vjp.
+  // contractions, which the operands' gradients share, reading those the forward evaluation kept in `saved`; with
+  // one or two, each operand's vjp.
   template <class T>
-  void vjp_all(const std::array<T*, N>& dx, const T* dy, const operands<T, N>& in, const T* y) const {
+  void vjp_all(const std::array<T*, N>& dx, const T* dy, const operands<T, N>& in, const T* y,
+               saved_type<T>* saved = nullptr) const {
     if constexpr (N < 3) {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((dx[I] ? this->template vjp<I>(dx[I], dy, in, y) : void()), ...);
@@ -191,7 +198,7 @@ struct einsum_op : Text {
       const auto inputs = inputs_of(b, in);
       detail::einsum_backward<T>(std::span<const detail::einsum_input<T>>(inputs),
                                  std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, dy,
-                                 std::span<T* const>(dx));
+                                 std::span<T* const>(dx), saved);
     }
   }
 

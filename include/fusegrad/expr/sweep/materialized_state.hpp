@@ -154,6 +154,16 @@ constexpr bool has_leaf_operands() {
 template <class E>
 inline constexpr bool has_leaf_operands_v = has_leaf_operands<E>();
 
+// What an op keeps from its value for its VJPs (SavesForBackward), or nothing.
+template <class Op, class T>
+struct saved_for_backward {
+  using type = nothing;
+};
+template <SavesForBackward Op, class T>
+struct saved_for_backward<Op, T> {
+  using type = typename Op::template saved_type<T>;
+};
+
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::materialized> {
   using Op = typename E::op;
@@ -182,7 +192,10 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   // Post-order: operands' own materialised nodes, then operand values, then this value.
   void forward() {
     forward_operands();
-    if constexpr (!fused) op_.value(value.data(), operands_.template view<value_type>());
+    if constexpr (SavesForBackward<Op>)
+      op_.value(value.data(), operands_.template view<value_type>(), &saved_);
+    else if constexpr (!fused)
+      op_.value(value.data(), operands_.template view<value_type>());
     access.load();
   }
 
@@ -229,7 +242,10 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
         operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
           if constexpr (std::remove_reference_t<decltype(o)>::takes_grad) dx[I] = o.vjp_target();
         });
-        op_.vjp_all(dx, dy, operands_.template view<value_type>(), value.data());
+        if constexpr (SavesForBackward<Op>)
+          op_.vjp_all(dx, dy, operands_.template view<value_type>(), value.data(), &saved_);
+        else
+          op_.vjp_all(dx, dy, operands_.template view<value_type>(), value.data());
       }
       operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
         using operand = std::remove_reference_t<decltype(o)>;
@@ -255,6 +271,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   }
 
   operand_pack<E> operands_;
+  [[no_unique_address]] typename saved_for_backward<Op, value_type>::type saved_;  // from forward() to the VJPs
 };
 
 }  // namespace fusegrad::detail
