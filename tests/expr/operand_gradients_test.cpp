@@ -1,7 +1,8 @@
-// expr/operand_gradients_test.cpp -- the gradient of a var that is an operand of a materialised node (matmul,
-// einsum, cumsum): written straight into the var's gradient when nothing else sends to it, added with the other
-// contributions when the var is used again, in value_and_grad, value_and_grad_into and vjp alike. Expected values
-// from the matrix calculus of sum(R o (X W)): dX = R W^T, dW = X^T R.
+// expr/operand_gradients_test.cpp -- the gradient of a var or tensor that is an operand of a materialised node
+// (matmul, einsum, cumsum): written straight into its gradient when nothing else sends to it, added with the other
+// contributions when it is used again; in value_and_grad, value_and_grad_into and vjp, and on the tape (a tensor
+// with no gradient yet, then one that has a gradient to add to). Expected values from the matrix calculus of
+// sum(R o (X W)): dX = R W^T, dW = X^T R.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -102,6 +103,60 @@ TEST_F(OperandGradients, VjpOfARunningSum) {
   for (Eigen::Index i = 1; i >= 0; --i) expected.row(i) += expected.row(i + 1);
   EXPECT_TRUE(as_matrix(dx, 3, 4).isApprox(expected, 1e-12));
   (void)y;
+}
+
+// --- the tape: a tensor whose gradient is made by this backward takes the VJP in place ---------------------------
+
+class TapeOperandGradients : public OperandGradients {
+ protected:
+  static fg::Tensor tensor_of(const Matrix& m) { return fg::Tensor::from(m); }
+  static Matrix grad_of(const fg::Tensor& t) {
+    const fg::Tensor g = t.grad();
+    return Eigen::Map<const Matrix>(g.data(), Eigen::Index(t.shape()[0]), Eigen::Index(t.shape()[1]));
+  }
+  fg::Tensor tx = tensor_of(X).requires_grad_(), tw = tensor_of(W).requires_grad_();
+  fg::ConstTensor tr{tensor_of(R)};
+};
+
+TEST_F(TapeOperandGradients, FirstBackwardWritesThenTheNextAdds) {
+  fg::Tensor(fg::sum(fg::matmul(tx, tw) * tr)).backward();
+  EXPECT_TRUE(grad_of(tx).isApprox(R * W.transpose(), 1e-12));
+  EXPECT_TRUE(grad_of(tw).isApprox(X.transpose() * R, 1e-12));
+  fg::Tensor(fg::sum(fg::einsum("ij,jk->ik", tx, tw) * tr)).backward();  // the gradients exist: added to
+  EXPECT_TRUE(grad_of(tx).isApprox(2 * R * W.transpose(), 1e-12));
+  EXPECT_TRUE(grad_of(tw).isApprox(2 * X.transpose() * R, 1e-12));
+}
+
+TEST_F(TapeOperandGradients, OneNodePerOp) {
+  fg::taped(fg::sum(fg::matmul(tx, tw) * tr)).backward();
+  EXPECT_TRUE(grad_of(tx).isApprox(R * W.transpose(), 1e-12));
+  EXPECT_TRUE(grad_of(tw).isApprox(X.transpose() * R, 1e-12));
+}
+
+TEST_F(TapeOperandGradients, ATensorUsedAgainAddsEveryUse) {
+  fg::Tensor(fg::sum(fg::matmul(tx, tw) * tr) + fg::sum(tx * tx)).backward();
+  EXPECT_TRUE(grad_of(tx).isApprox(R * W.transpose() + 2 * X, 1e-12));
+  EXPECT_TRUE(grad_of(tw).isApprox(X.transpose() * R, 1e-12));
+}
+
+TEST_F(TapeOperandGradients, BothOperandsOneTensor) {
+  const Matrix S = matrix(3, 3, 0.75);
+  fg::Tensor(fg::sum(fg::einsum("ik,jk->ij", tx, tx) * fg::ConstTensor(tensor_of(S)))).backward();
+  EXPECT_TRUE(grad_of(tx).isApprox((S + S.transpose()) * X, 1e-12));
+}
+
+TEST_F(TapeOperandGradients, NoGradientThroughAComparison) {
+  fg::Tensor(fg::sum((fg::matmul(tx, tw) > 0.0) * tr) + fg::sum(tw)).backward();
+  EXPECT_FALSE(tx.grad().defined());  // as PyTorch's None: no gradient reaches X
+  EXPECT_TRUE(grad_of(tw).isApprox(Matrix::Ones(4, 2), 1e-12));
+}
+
+TEST_F(TapeOperandGradients, AnOperandRecordedByAnotherNode) {
+  // y = 2 X, its own node; f = sum(R o (y W)): dX = 2 R W^T, through y's node's gradient buffer.
+  const fg::Tensor y = fg::taped(2.0 * tx);
+  fg::Tensor(fg::sum(fg::matmul(y, tw) * tr)).backward();
+  EXPECT_TRUE(grad_of(tx).isApprox(2 * R * W.transpose(), 1e-12));
+  EXPECT_TRUE(grad_of(tw).isApprox(2 * X.transpose() * R, 1e-12));
 }
 
 }  // namespace

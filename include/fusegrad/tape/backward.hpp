@@ -163,7 +163,8 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
 
   // 2. Run nodes whose consumers are all done, from the roots down. Each node adds its
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
-  //    the node that produced the input.
+  //    the node that produced the input. The first to send to a destination may write it
+  //    instead (takes_unfilled_grads), as PyTorch's first gradient is taken, not added.
   node<T>* ready = nullptr;  // a stack, linked through next_ready
   if (roots.size() == 1 && top) {
     std::copy(roots[0].seed, roots[0].seed + top->size, top->hold_grad());
@@ -217,14 +218,31 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
       more_destinations.resize(inputs.size());
       destinations = more_destinations.data();
     }
+    // A node that can write an input's gradient whole is handed, where nothing has been sent yet, memory without
+    // zeros (bit k of `unfilled`).
+    std::uint64_t unfilled = 0;
+    const bool takes_unfilled = !staged && n->takes_unfilled_grads();
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const edge<T>& e = inputs[k];
-      destinations[k] =
-          e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
+      if (takes_unfilled && k < 64) {
+        bool made = false;
+        destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
+        if (made) unfilled |= std::uint64_t(1) << k;
+      } else {
+        destinations[k] =
+            e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
+      }
     }
     tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
     T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
-    n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), deferred);
+    try {
+      n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), unfilled, deferred);
+    } catch (...) {
+      // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
+      for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
+        if ((unfilled >> k & 1) && !inputs[k].fn) inputs[k].input->grad = {};
+      throw;
+    }
     if (deferred) {
       out->value_pending.store(false, std::memory_order_release);
       n->value_settled();

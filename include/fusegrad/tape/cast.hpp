@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -50,7 +51,8 @@ class cast_node final : public node<To> {
   // Keeps the gradient, cast, for backward_across (a pass that runs a cast releases nothing
   // before the end, so the source is still held then). Casting down can overflow: anomaly mode
   // checks the result, as it checks what every other node sends.
-  void backward(const To* grad_output, std::span<To* const> /*input_grads*/, To* /*value_out*/) override {
+  void backward(const To* grad_output, std::span<To* const> /*input_grads*/, std::uint64_t /*unfilled*/,
+                To* /*value_out*/) override {
     pending_grad_.resize(this->size);
     std::transform(grad_output, grad_output + this->size, pending_grad_.data(),
                    [](To g) { return static_cast<From>(g); });

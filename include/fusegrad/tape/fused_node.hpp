@@ -133,9 +133,15 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
+  // A tensor that is the operand of a materialised node (a matmul's, an einsum's) may take that node's VJP in place.
+  [[nodiscard]] bool takes_unfilled_grads() const noexcept override { return has_leaf_operands_v<E>; }
+
   // The engine called check_runnable() first.
-  void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) override {
-    const tensor_sinks<T> sinks{grad_inputs(), input_grads};
+  void backward(const T* grad_output, std::span<T* const> input_grads, std::uint64_t unfilled, T* value_out) override {
+    tensor_sinks<T> sinks{grad_inputs(), input_grads};
+    if constexpr (has_leaf_operands_v<E>) {
+      if (unfilled) sinks.take_unfilled(expr_, unfilled);
+    }
     if constexpr (single_op) {
       if (flat_) {  // most taped nodes: the op spec's VJP on flat maps (never deferred: value_out is null)
         flat_op<E>::backward(expr_, this->size, grad_output, sinks);

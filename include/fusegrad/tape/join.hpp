@@ -58,7 +58,8 @@ class cat_node final : public node<T> {
   void check_runnable() const override {
     if (this->released) throw freed_graph_error(name());
   }
-  void backward(const T* grad_output, std::span<T* const> input_grads, T* /*value_out*/) override {
+  void backward(const T* grad_output, std::span<T* const> input_grads, std::uint64_t /*unfilled*/,
+                T* /*value_out*/) override {
     cat_op<1>::add_parts(grad_output, std::span<const Extents>(extents_), axis_, [&](std::size_t part) -> T* {
       return edge_of_part_[part] < 0 ? nullptr : input_grads[std::size_t(edge_of_part_[part])];
     });

@@ -107,6 +107,15 @@ struct node : ref_counted<node<T>> {
     }
     return grad_data();
   }
+  // As grad_destination(), without the zeros: `unfilled` is set when the buffer is made by this call and holds
+  // nothing yet, and the caller then writes all of it.
+  T* grad_destination_unfilled(bool& unfilled) {
+    if (!has_grad) {
+      hold_grad();
+      unfilled = true;
+    }
+    return grad_data();
+  }
   [[nodiscard]] T* grad_data() noexcept { return size == 1 ? &grad_.one : grad_.heap.data; }
   // Lets the gradient go (after the node ran, or when a backward failed).
   void drop_grad() noexcept {
@@ -124,8 +133,14 @@ struct node : ref_counted<node<T>> {
   /// Given dL/d(output), ADDS dL/d(input k) into input_grads[k] (input-shaped memory: the
   /// leaf's gradient or the producing node's buffer, so no gradient is copied twice).
   /// When `value_out` is not null the node also writes its output values there (a deferred
-  /// value computed in the same pass as the gradient).
-  virtual void backward(const T* grad_output, std::span<T* const> input_grads, T* value_out) = 0;
+  /// value computed in the same pass as the gradient). Where bit k of `unfilled` is set,
+  /// input_grads[k] was made for this call and holds nothing yet: the node writes it whole
+  /// (`=`) or zero-fills it first. Only a node whose takes_unfilled_grads() says so gets any.
+  virtual void backward(const T* grad_output, std::span<T* const> input_grads, std::uint64_t unfilled,
+                        T* value_out) = 0;
+  /// Whether backward() may be handed destinations that hold nothing yet: a node that can
+  /// write some input's gradient whole skips the zeros and the pass that adds to them.
+  [[nodiscard]] virtual bool takes_unfilled_grads() const noexcept { return false; }
   /// Throws graph_error if backward cannot run (an input it read was changed in place);
   /// the engine asks every node of a graph before running any.
   virtual void check_runnable() const = 0;

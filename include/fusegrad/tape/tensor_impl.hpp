@@ -70,6 +70,15 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     }
     return grad->data;
   }
+  // As grad_destination(), without the zeros: `unfilled` is set when the gradient is made by this call and holds
+  // nothing yet, and the caller then writes all of it.
+  T* grad_destination_unfilled(bool& unfilled) {
+    if (!grad) {
+      grad = tensor_storage<T>::owning(extents.size());
+      unfilled = true;
+    }
+    return grad->data;
+  }
   void accumulate_grad(const T* g) {
     grad_destination();
     grad_values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
