@@ -2,7 +2,8 @@
 """compile_cost.py -- what compiling code that uses fusegrad costs, against a unit that uses Eigen alone.
 
 Usage: bash scripts/compile-cost (or python3 benchmarks/compile_cost/compile_cost.py [--runs N]
-       [--cxx g++] [--flags "..."] [--include DIR ...] [--units NAME,...] [--json FILE]).
+       [--cxx g++] [--flags "..."] [--include DIR ...] [--units NAME,...] [--simd-math auto|on|off]
+       [--json FILE]).
 Each unit in this folder is compiled to an object file right after the Eigen-only unit, so the
 two share the machine's load of that moment; a unit's ratio is the median over runs of those
 pairs' user CPU time. nested.cpp.in becomes units of 30 and 100 nested tanh; --units picks some of
@@ -44,6 +45,13 @@ def write_nested(directory, depth):
     return path
 
 
+def finds_xsimd(cxx, include):
+    """Whether the compiler finds <xsimd/xsimd.hpp>, as CMake's FUSEGRAD_SIMD_MATH=AUTO asks."""
+    probe = subprocess.run([cxx, "-std=c++20", *(f"-I{d}" for d in include), "-E", "-x", "c++", "-"],
+                           input="#include <xsimd/xsimd.hpp>\n", capture_output=True, text=True)
+    return probe.returncode == 0
+
+
 def user_seconds(command):
     """Runs command; returns the user CPU time of it and its children (the compiler's cc1plus)."""
     before = os.times()
@@ -64,9 +72,13 @@ def main():
     parser.add_argument("--units", help="comma-separated unit names (default: " +
                         ",".join(name for name, _, _ in UNITS) + "; also " +
                         ",".join(name for name, _, _ in BENCH_UNITS) + ")")
+    parser.add_argument("--simd-math", choices=("auto", "on", "off"), default="auto",
+                        help="FUSEGRAD_SIMD_MATH as the CMake package sets it for its users: on where the compiler "
+                        "finds xsimd's headers (auto), or forced")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     args.include = args.include or [os.path.join(ROOT, "include"), "/usr/include/eigen3"]
+    simd_math = args.simd_math == "on" or (args.simd_math == "auto" and finds_xsimd(args.cxx, args.include))
     known = {name: (name, what, goal) for name, what, goal in UNITS + BENCH_UNITS}
     chosen = args.units.split(",") if args.units else [name for name, _, _ in UNITS]
     unknown = [name for name in chosen if name not in known]
@@ -80,8 +92,8 @@ def main():
         sources["nested_30"] = write_nested(work, 30)
         sources["nested_100"] = write_nested(work, 100)
         sources["eigen_only"] = os.path.join(HERE, "eigen_only.cpp")
-        base = [args.cxx, *shlex.split(args.flags), *(f"-I{d}" for d in args.include), "-c", "-o",
-                os.path.join(work, "unit.o")]
+        base = [args.cxx, *shlex.split(args.flags), f"-DFUSEGRAD_SIMD_MATH={int(simd_math)}",
+                *(f"-I{d}" for d in args.include), "-c", "-o", os.path.join(work, "unit.o")]
         bench_names = {name for name, _, _ in BENCH_UNITS}
         bench_extra = ["-fopenmp-simd", f"-I{os.path.join(ROOT, 'benchmarks')}"]  # as benchmarks/CMakeLists.txt
         times = {name: [] for name in sources}
@@ -97,11 +109,11 @@ def main():
                 print(f"run {run + 1}: {name} {seconds:.2f} s, Eigen only {reference:.2f} s", file=sys.stderr)
 
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    print(f"{version}, `{args.flags}`, {args.runs} runs; user CPU, median\n")
+    print(f"{version}, `{args.flags} -DFUSEGRAD_SIMD_MATH={int(simd_math)}`, {args.runs} runs; user CPU, median\n")
     print("| unit | user CPU | / Eigen only | goal |")
     print("|---|---:|---:|---:|")
     print(f"| Eigen only: `(x * x.sin()).sum()` on an `ArrayXd` | {statistics.median(times['eigen_only']):.1f} s | 1 | |")
-    figures = {"compiler": version, "flags": args.flags, "runs": args.runs,
+    figures = {"compiler": version, "flags": args.flags, "simd_math": simd_math, "runs": args.runs,
                "eigen_only_seconds": statistics.median(times["eigen_only"]), "units": []}
     for name, what, goal in units:
         ratio = statistics.median(ratios[name])
