@@ -99,18 +99,6 @@ inline void draw_input(const drawn_node& to, const void* input, const std::strin
         picture.dot.edge(source, to.frame + "." + std::to_string(k));
 }
 
-template <class T>
-std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture);
-
-// Draws the graph of the other scalar type behind a cast node, with its edge into the cast's box.
-struct draw_across final : across_visitor {
-  tape_picture& picture;
-  const std::string& box;
-  draw_across(tape_picture& p, const std::string& b) : picture(p), box(b) {}
-  void visit(const tensor_impl<float>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
-  void visit(const tensor_impl<double>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
-};
-
 // Draws the graph that produced `root` and returns the box its value leaves from. Nodes already
 // drawn (reached before, or from the other side of a cast) are not drawn again. The caller holds
 // graph_lock.
@@ -136,6 +124,15 @@ std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture) {
     for (const edge<T>& e : reached[k]->inputs())
       if (e.fn || !reached[k]->released)
         draw_input(drawn[k], e.input, e.fn ? picture.exit_of.at(e.fn.get()) : picture.leaf_box(*e.input), picture);
+  // Draws the graph of the other scalar type behind a cast node, with its edge into the cast's box. A class local
+  // to this template: a translation unit that draws no picture instantiates neither graph's drawing.
+  struct draw_across final : across_visitor {
+    tape_picture& picture;
+    const std::string& box;
+    draw_across(tape_picture& p, const std::string& b) : picture(p), box(b) {}
+    void visit(const tensor_impl<float>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
+    void visit(const tensor_impl<double>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
+  };
   for (std::size_t k = 0; k < reached.size(); ++k)
     if (reached[k]->input_count == 0) {
       draw_across into_box{picture, drawn[k].box};
