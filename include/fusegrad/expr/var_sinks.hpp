@@ -8,9 +8,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/for_each.hpp>
-
-#include <fusegrad/expr/children.hpp>
+#include <fusegrad/expr/leaf_uses.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
 
@@ -50,7 +48,14 @@ struct basic_var_sinks {
 
   template <class E>
   void count_uses(const E& expr) {
-    count_uses_below(expr, true, false);
+    for_each_leaf_use(expr, [&](const auto& leaf, bool written_whole_there) {
+      std::size_t var = sizeof...(Vars);
+      match_any(leaf, var);
+      if (var < sizeof...(Vars)) {
+        ++uses[var];
+        whole[var] = written_whole_there;
+      }
+    });
     uses_counted = true;
   }
 
@@ -66,23 +71,6 @@ struct basic_var_sinks {
   }
 
  private:
-  // Every leaf occurrence below e; `reached`: a gradient reaches e (every node above it takes one), `operand`: e is
-  // an operand of a node that writes its operands' VJPs whole (materialized_operand).
-  template <class E>
-  void count_uses_below(const E& e, bool reached, bool operand) {
-    if constexpr (E::kind == node_kind::leaf) {
-      std::size_t var = sizeof...(Vars);
-      match_any(e, var);
-      if (var < sizeof...(Vars)) {
-        ++uses[var];
-        whole[var] = reached && operand;
-      }
-    } else {
-      const bool passes = reached && E::takes_grad;
-      boost::hana::for_each(children(e), [&](const auto& x) { count_uses_below(x, passes, writes_operand_vjps_v<E>); });
-    }
-  }
-
   // The gradient of the first var that `leaf` is, and that var's index in `var`.
   template <class L>
   typename L::value_type* match_any(const L& leaf, std::size_t& var) {

@@ -6,11 +6,8 @@
 #include <cstdint>
 #include <span>
 
-#include <boost/hana/for_each.hpp>
-
-#include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/leaf.hpp>
-#include <fusegrad/expr/sweep/materialized_state.hpp>
+#include <fusegrad/expr/leaf_uses.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/node.hpp>
 
@@ -46,7 +43,14 @@ struct tensor_sinks {
   template <class E>
   void take_unfilled(const E& expr, std::uint64_t unfilled) {
     std::uint64_t seen = 0, twice = 0, whole = 0;
-    count_uses_below(expr, true, false, seen, twice, whole);
+    for_each_leaf_use(expr, [&](const auto& leaf, bool written_whole_there) {
+      const std::size_t k = input_of(leaf);
+      if (k >= inputs.size() || k >= 64) return;
+      const std::uint64_t bit = std::uint64_t(1) << k;
+      if (seen & bit) twice |= bit;
+      seen |= bit;
+      whole = written_whole_there ? whole | bit : whole & ~bit;
+    });
     sole = unfilled & seen & ~twice & whole;
     for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
       if ((unfilled & ~sole) >> k & 1) std::fill_n(grads[k], size_of(inputs[k]), T(0));
@@ -64,26 +68,6 @@ struct tensor_sinks {
   }
 
   static std::size_t size_of(const edge<T>& e) { return e.fn ? e.fn->size : e.input->extents.size(); }
-
-  // Every tensor occurrence below e, as basic_var_sinks counts vars: `reached`, a gradient reaches e; `operand`,
-  // e is an operand of a node that writes its operands' VJPs whole.
-  template <class E>
-  void count_uses_below(const E& e, bool reached, bool operand, std::uint64_t& seen, std::uint64_t& twice,
-                        std::uint64_t& whole) const {
-    if constexpr (E::kind == node_kind::leaf) {
-      const std::size_t k = input_of(e);
-      if (k >= inputs.size() || k >= 64) return;
-      const std::uint64_t bit = std::uint64_t(1) << k;
-      if (seen & bit) twice |= bit;
-      seen |= bit;
-      whole = reached && operand ? whole | bit : whole & ~bit;
-    } else {
-      const bool passes = reached && E::takes_grad;
-      boost::hana::for_each(children(e), [&](const auto& x) {
-        count_uses_below(x, passes, writes_operand_vjps_v<E>, seen, twice, whole);
-      });
-    }
-  }
 };
 
 }  // namespace fusegrad::detail

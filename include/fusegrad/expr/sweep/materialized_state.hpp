@@ -12,6 +12,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/expr/children.hpp>
+#include <fusegrad/expr/leaf_uses.hpp>
 #include <fusegrad/expr/materialized_expr.hpp>
 #include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/storage.hpp>
@@ -128,18 +129,9 @@ struct operand_pack<E, std::index_sequence<I...>>
   }
 };
 
-// Whether node E writes its operands' VJPs into arrays (materialized_operand): a materialised node not reduced
-// inside the loop.
-template <class E>
-inline constexpr bool writes_operand_vjps_v = [] {
-  if constexpr (E::kind == node_kind::materialized)
-    return !LinearFullReduction<typename E::op>;
-  else
-    return false;
-}();
-
-// Whether expression E has such a node with a leaf operand that takes a gradient: only then may a gradient be
-// written in place (materialized_operand::sole_sink), and counting the leaves' uses for it pays.
+// Whether expression E has a node that writes its operands' VJPs into arrays (writes_operand_vjps_v) with a leaf
+// operand that takes a gradient: only then may a gradient be written in place (materialized_operand::sole_sink), and
+// counting the leaves' uses for it pays.
 template <class E>
 constexpr bool has_leaf_operands() {
   if constexpr (E::kind == node_kind::leaf) {
