@@ -123,9 +123,10 @@ TEST(EinsumOrder, TheCheapestOrderIsChosen) {
   EXPECT_EQ(greedy.steps[0].left | greedy.steps[0].right, (1u << 4) | (1u << 5));
 }
 
-// With three operands or more, the forward evaluation keeps its intermediate products for the joint VJP, which
-// reads them instead of computing them again. (3,2)(2,3)(3,2) contracts B C (2x2) first: 24 multiply-adds, not 36.
-TEST(EinsumBackward, ReadsTheProductsTheForwardKept) {
+// With three operands or more, the forward evaluation keeps its operands' terms, its plan and its intermediate
+// products for the joint VJP, which reads them instead of making them again. (3,2)(2,3)(3,2) contracts B C (2x2)
+// first: 24 multiply-adds, not 36.
+TEST(EinsumBackward, ReadsWhatTheForwardKept) {
   using chain_op = fg::einsum_op<3, fg::detail::einsum_runtime_text<3>>;
   static_assert(fg::SavesForBackward<chain_op>);
   const chain_op chain("ij,jk,kl->il");
@@ -141,19 +142,30 @@ TEST(EinsumBackward, ReadsTheProductsTheForwardKept) {
   chain_op::saved_type<double> saved;
   chain.value(y.data(), in, &saved);
   EXPECT_TRUE(y.isApprox(a * bc));
-  ASSERT_EQ(saved.size(), 2u);  // one product per step
-  ASSERT_TRUE(saved[0].has_value());
-  EXPECT_FALSE(saved[1].has_value());  // the last step's is y itself
-  fg::test::expect_array_near(Eigen::Map<const Eigen::ArrayXd>(saved[0]->data, 4), {7, 1, 3, 2});
+  ASSERT_EQ(saved.planned.terms.size(), 3u);  // one term per operand
+  ASSERT_EQ(saved.products.size(), 2u);       // one product per step
+  ASSERT_TRUE(saved.products[0].has_value());
+  EXPECT_FALSE(saved.products[1].has_value());  // the last step's is y itself
+  fg::test::expect_array_near(Eigen::Map<const Eigen::ArrayXd>(saved.products[0]->data, 4), {7, 1, 3, 2});
 
   // dA = dy (B C)^T: doubling the kept product doubles it, so the VJP read the product kept.
-  for (double& v : saved[0]->owned) v *= 2;
+  for (double& v : saved.products[0]->owned) v *= 2;
   std::array<double*, 3> dx{da.data(), nullptr, nullptr};
   chain.vjp_all(dx, dy.data(), in, y.data(), &saved);
   EXPECT_TRUE(da.isApprox(2 * dy * bc.transpose()));
   // Given nothing kept, it computes B C itself.
   chain.vjp_all(dx, dy.data(), in, y.data());
   EXPECT_TRUE(da.isApprox(dy * bc.transpose()));
+
+  // dC = Bᵀ Aᵀ dy reads A through the term the forward kept for operand 0: pointed at 3 A, dC triples.
+  chain.value(y.data(), in, &saved);
+  const row_major a3 = 3 * a;
+  ASSERT_EQ(saved.planned.terms[0].data, a.data());  // A's term is A where it is
+  saved.planned.terms[0].data = a3.data();
+  row_major dc(3, 2);
+  const std::array<double*, 3> dc_only{nullptr, nullptr, dc.data()};
+  chain.vjp_all(dc_only, dy.data(), in, y.data(), &saved);
+  EXPECT_TRUE(dc.isApprox(3 * b.transpose() * a.transpose() * dy));
 }
 
 // --- laws: einsum's gradient is that of the same contraction written otherwise ---------------------------------------

@@ -19,16 +19,19 @@ namespace fusegrad::detail {
 // Writes into dx[k] the gradient of operand k for the upstream dy (shaped as the output), for every k whose dx[k]
 // is not null. A contraction's gradient with respect to one side is the contraction of its gradient with the other
 // side; for "ij,jk,kl->il", B C is computed once, not once per operand's einsum, and not at all when the forward
-// evaluation kept it (`saved`, which the pass then takes over).
+// evaluation kept it (`saved`, whose terms, plan and products the pass then takes over).
 template <class T>
 class einsum_backward_pass {
  public:
-  einsum_backward_pass(const einsum_contraction<T>& einsum, std::span<T* const> dx, einsum_products<T>* saved = nullptr)
-      : einsum_(einsum), planned_(einsum.planned_terms()), dx_(dx) {
-    if (saved && saved->size() == planned_.plan.steps.size())
-      products_ = std::move(*saved);
-    else
+  einsum_backward_pass(const einsum_contraction<T>& einsum, std::span<T* const> dx, einsum_saved<T>* saved = nullptr)
+      : einsum_(einsum), dx_(dx) {
+    if (saved && !saved->products.empty() && saved->products.size() == saved->planned.plan.steps.size()) {
+      planned_ = std::move(saved->planned);
+      products_ = std::move(saved->products);
+    } else {
+      planned_ = einsum.planned_terms();
       products_.resize(planned_.plan.steps.size());
+    }
     for (std::size_t k = 0; k < dx.size(); ++k)
       if (dx[k]) wanted_ |= std::uint64_t(1) << k;
   }
@@ -98,11 +101,11 @@ class einsum_backward_pass {
 };
 
 // The gradients of the einsum of `inputs` with the labels `output`, for the upstream dy: into dx[k] for every
-// operand k whose dx[k] is not null, reading the intermediate products the forward evaluation kept in `saved`.
+// operand k whose dx[k] is not null, reading what the forward evaluation kept in `saved`.
 template <class T>
 void einsum_backward(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
                      const std::array<std::size_t, einsum_labels>& extent, const T* dy, std::span<T* const> dx,
-                     einsum_products<T>* saved = nullptr) {
+                     einsum_saved<T>* saved = nullptr) {
   const einsum_contraction<T> einsum(inputs, output, extent);
   einsum_backward_pass<T>(einsum, dx, saved).run(dy);
 }

@@ -28,10 +28,17 @@ struct einsum_planned_terms {
   einsum_plan plan;
 };
 
-// The results of a plan's steps, by step: the intermediate products a forward evaluation computed, which the
-// backward pass reads instead of computing them again.
+// The results of a plan's steps, by step.
 template <class T>
 using einsum_products = std::vector<std::optional<einsum_term_values<T>>>;
+
+// What a forward evaluation keeps for the backward pass, which then neither reduces the operands nor plans again,
+// nor computes an intermediate product again: the operands' terms, the plan, and its steps' products.
+template <class T>
+struct einsum_saved {
+  einsum_planned_terms<T> planned;
+  einsum_products<T> products;
+};
 
 // One einsum's operands, output labels and label extents, and what evaluating it forward or backward is made of.
 template <class T>

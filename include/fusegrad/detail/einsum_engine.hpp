@@ -19,17 +19,18 @@ namespace fusegrad::detail {
 // The einsum of `inputs` with the labels `output` (which may include labels no input has: broadcast, of the extent
 // `extent` gives), written into out (the output's labels in order, row-major). The terms are contracted pairwise in
 // the order their plan picks, the last product straight into `out` when it comes out in the output's axis order.
-// With `keep`, the intermediate products stay there, by step, for the backward pass; without, each is freed once
-// the step that reads it is done.
+// With `keep`, the terms, the plan and the intermediate products stay there for the backward pass; without, each
+// product is freed once the step that reads it is done.
 template <class T>
 void einsum_evaluate(std::span<const einsum_input<T>> inputs, std::span<const einsum_label> output,
-                     const std::array<std::size_t, einsum_labels>& extent, T* out, einsum_products<T>* keep = nullptr) {
+                     const std::array<std::size_t, einsum_labels>& extent, T* out, einsum_saved<T>* keep = nullptr) {
   const einsum_contraction<T> einsum(inputs, output, extent);
-  const einsum_planned_terms<T> planned = einsum.planned_terms();
-  const std::vector<einsum_term_values<T>>& terms = planned.terms;
-  const einsum_plan& plan = planned.plan;
-  einsum_products<T> own;
-  einsum_products<T>& products = keep ? *keep : own;
+  einsum_saved<T> own;
+  einsum_saved<T>& state = keep ? *keep : own;
+  state.planned = einsum.planned_terms();
+  const std::vector<einsum_term_values<T>>& terms = state.planned.terms;
+  const einsum_plan& plan = state.planned.plan;
+  einsum_products<T>& products = state.products;
   products.assign(plan.steps.size(), std::nullopt);
   // A result is known by the operands it covers (bit k: operand k): an operand's term, or a step's product.
   const auto result = [&](std::uint64_t covers) -> std::optional<einsum_term_values<T>>& {

@@ -144,9 +144,9 @@ struct einsum_op : Text {
     return Extents(std::span<const std::size_t>(out.data(), b.output_rank));
   }
 
-  // The intermediate products of the forward plan (SavesForBackward), which the joint VJP reads.
+  // The forward evaluation's terms, plan and intermediate products (SavesForBackward), which the joint VJP reads.
   template <class T>
-  using saved_type = detail::einsum_products<T>;
+  using saved_type = detail::einsum_saved<T>;
 
   template <class T>
   void value(T* y, const operands<T, N>& in, saved_type<T>* saved = nullptr) const {
