@@ -1,6 +1,7 @@
 // expr/closed_form_test.cpp -- the benchmark expressions B1-B4 against their analytic gradients, repeated vars, a deep
-// chain.
+// chain, a materialised node in each access mode.
 #include <cmath>
+#include <cstddef>
 #include <numbers>
 #include <random>
 
@@ -22,6 +23,14 @@ Eigen::ArrayXd random_values(Eigen::Index n, double lo, double hi, unsigned seed
   Eigen::ArrayXd out(n);
   for (auto& v : out) v = dist(rng);
   return out;
+}
+
+// A matrix leaf (Var or Const of shape (dyn, dyn)) of values drawn from [-2, 2].
+template <class Leaf>
+Leaf random_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
+  Leaf x(Extents{rows, cols});
+  x.value() = random_values(Eigen::Index(rows * cols), -2, 2, seed);
+  return x;
 }
 
 // B1: f = sum(sin(x) exp(-x^2) + log1p(x^2));
@@ -120,6 +129,60 @@ TEST(ClosedForm, AVarUsedInsideAndOutsideAReduction) {
   const auto [value, dx] = fg::value_and_grad(fg::sum(x * fg::mean(x)), x);
   EXPECT_DOUBLE_EQ(value, 4 * 3.0 * 3.0);
   for (Eigen::Index i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(dx[i], 6.0);
+}
+
+// A materialised node's gradient in each way its parent segment reads the node: as large as the segment (stream),
+// repeated along an axis (broadcast), one value (repeat); each twice, so that the second call's buffers may come back
+// holding the first call's numbers; and below a comparison, where it gets no gradient. With A B the product, C data
+// and 1 a column of ones:
+//   sum((A B) * C):     dA = C Bᵀ,                dB = Aᵀ C;
+//   sum((A u) * C):     dA = (C 1) uᵀ,            du = Aᵀ (C 1);
+//   sum((v u) * C):     dv = sum(C) uᵀ,           du = sum(C) vᵀ.
+TEST(ClosedForm, AMaterialisedNodeGetsItsGradientInEveryAccessMode) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto matrix = [](const auto& array, Eigen::Index rows, Eigen::Index cols) {
+    return RowMajor(Eigen::Map<const RowMajor>(array.data(), rows, cols));
+  };
+  using Var = fg::Var<double, fg::Shape<fg::dyn, fg::dyn>>;
+  using Data = fg::Const<double, fg::Shape<fg::dyn, fg::dyn>>;
+  const auto a = random_matrix<Var>(6, 2, 10), b = random_matrix<Var>(2, 5, 11), u = random_matrix<Var>(2, 1, 12),
+             v = random_matrix<Var>(1, 2, 13);
+  const auto c_stream = random_matrix<Data>(6, 5, 14), c_broadcast = random_matrix<Data>(6, 3, 15),
+             c_repeat = random_matrix<Data>(4, 3, 16);
+  const RowMajor A = matrix(a.value(), 6, 2), B = matrix(b.value(), 2, 5), U = matrix(u.value(), 2, 1),
+                 V = matrix(v.value(), 1, 2), C = matrix(c_stream.value(), 6, 5);
+  const Eigen::VectorXd row_sums = matrix(c_broadcast.value(), 6, 3).rowwise().sum();
+  const double repeat_sum = c_repeat.value().sum();
+  for (int call = 0; call < 2; ++call) {
+    const auto [stream, da, db] = fg::value_and_grad(fg::sum(fg::matmul(a, b) * c_stream), a, b);
+    EXPECT_NEAR(stream, (A * B).cwiseProduct(C).sum(), 1e-12);
+    EXPECT_TRUE(matrix(da, 6, 2).isApprox(C * B.transpose(), 1e-14)) << "call " << call;
+    EXPECT_TRUE(matrix(db, 2, 5).isApprox(A.transpose() * C, 1e-14)) << "call " << call;
+
+    const auto [broadcast, da2, du] = fg::value_and_grad(fg::sum(fg::matmul(a, u) * c_broadcast), a, u);
+    EXPECT_NEAR(broadcast, (A * U).col(0).dot(row_sums), 1e-12);
+    EXPECT_TRUE(matrix(da2, 6, 2).isApprox(row_sums * U.transpose(), 1e-14)) << "call " << call;
+    EXPECT_TRUE(matrix(du, 2, 1).isApprox(A.transpose() * row_sums, 1e-14)) << "call " << call;
+
+    const auto [repeat, dv, du2] = fg::value_and_grad(fg::sum(fg::matmul(v, u) * c_repeat), v, u);
+    EXPECT_NEAR(repeat, (V * U)(0, 0) * repeat_sum, 1e-12);
+    EXPECT_TRUE(matrix(dv, 1, 2).isApprox(repeat_sum * U.transpose(), 1e-14)) << "call " << call;
+    EXPECT_TRUE(matrix(du2, 2, 1).isApprox(repeat_sum * V.transpose(), 1e-14)) << "call " << call;
+
+    // Below a comparison the node gets no gradient, and its operands none through it: sum(w) alone gives dw = 1.
+    const auto [cut_stream, da3, db3] =
+        fg::value_and_grad(fg::sum((fg::matmul(a, b) > 0.0) * c_stream) + fg::sum(b), a, b);
+    EXPECT_TRUE(da3.isZero(0.0)) << "call " << call;
+    EXPECT_TRUE(db3.isOnes(0.0)) << "call " << call;
+    const auto [cut_broadcast, da4, du4] =
+        fg::value_and_grad(fg::sum((fg::matmul(a, u) > 0.0) * c_broadcast) + fg::sum(u), a, u);
+    EXPECT_TRUE(da4.isZero(0.0)) << "call " << call;
+    EXPECT_TRUE(du4.isOnes(0.0)) << "call " << call;
+    const auto [cut_repeat, dv5, du5] =
+        fg::value_and_grad(fg::sum((fg::matmul(v, u) > 0.0) * c_repeat) + fg::sum(v), v, u);
+    EXPECT_TRUE(dv5.isOnes(0.0)) << "call " << call;
+    EXPECT_TRUE(du5.isZero(0.0)) << "call " << call;
+  }
 }
 
 // A var named twice gets its full gradient twice (not the gradient once and zeros once):

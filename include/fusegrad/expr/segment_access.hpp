@@ -28,7 +28,12 @@ namespace fusegrad::detail {
 // So every leaf reads as `values + offset * step` and the loop body has one shape.
 enum class access_mode { stream, repeat, broadcast };
 
-template <class T, ShapeLike LeafShape, ShapeLike SegmentShape>
+// How the segment's gradient reaches the leaf's gradient array. A leaf's own array is added to: every occurrence of
+// the leaf writes there, and so may earlier calls. A materialised node's buffer has one writer, its access, which
+// the segment's reverse loop reaches once per element per sweep: written over, it needs no zero fill first.
+enum class grad_write { add, overwrite };
+
+template <class T, ShapeLike LeafShape, ShapeLike SegmentShape, grad_write Write = grad_write::add>
 class segment_access {
   static constexpr std::size_t leaf_size = static_size_v<LeafShape>;
   static constexpr std::size_t segment_size = static_size_v<SegmentShape>;
@@ -84,7 +89,10 @@ class segment_access {
           values_ = b.values.data();
           if (grad) {
             if constexpr (!has_fixed_storage_v<T, SegmentShape>) b.grad.resize(segment.size());
-            fill(b.grad.data(), segment.size(), T(0));
+            if constexpr (overwrites_grad)
+              fill(grad, leaf.size(), T(0));  // finish() adds the copies' gradient to it
+            else
+              fill(b.grad.data(), segment.size(), T(0));
             grad_ = b.grad.data();
           }
         }
@@ -93,6 +101,9 @@ class segment_access {
   }
   segment_access(const segment_access&) = delete;  // buffers are pointed into: never move
   segment_access& operator=(const segment_access&) = delete;
+
+  // Whether frames write a block's gradient over grad_at(offset) rather than add to it (grad_write).
+  static constexpr bool overwrites_grad = Write == grad_write::overwrite;
 
   // Copies the leaf's values into the repeat or broadcast buffer (streams read in place).
   void load() {
@@ -132,10 +143,25 @@ class segment_access {
       return false;
   }
 
-  // After a segment loop: add what its lanes collected to the leaf's gradient.
+  // After a segment's reverse loop: add (or, overwriting, write) what its lanes collected to the leaf's gradient.
   void fold(const lanes_type& l) {
     if constexpr (may_repeat)
-      if (wants_lanes()) target_grad_[0] += l.sum.sum();
+      if (wants_lanes()) {
+        if constexpr (overwrites_grad)
+          target_grad_[0] = l.sum.sum();
+        else
+          target_grad_[0] += l.sum.sum();
+      }
+  }
+
+  // The segment's reverse loop passed this leaf no gradient (it is below a comparison): what the loop would have
+  // written over holds zeros instead.
+  void unreached() {
+    if constexpr (overwrites_grad) {
+      if (grad_) fill(grad_, segment_length(), T(0));  // streamed, or the broadcast copy
+      if constexpr (may_repeat)
+        if (mode() == access_mode::repeat && target_grad_) target_grad_[0] = T(0);
+    }
   }
 
   // After the last loop, once per sweep: reduce what the broadcast copies collected into the leaf's gradient.
@@ -180,6 +206,12 @@ class segment_access {
       return repeat_length;
     else
       return std::min<std::size_t>(repeat_length, segment_size_);
+  }
+  [[nodiscard]] std::size_t segment_length() const noexcept {
+    if constexpr (static_mode)
+      return segment_size;
+    else
+      return segment_size_;
   }
   [[nodiscard]] access_mode mode() const noexcept {
     if constexpr (static_mode)

@@ -29,6 +29,7 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
 
   void forward() { x.forward(); }
   void fold(const registers& r) { x.fold(r.x); }
+  void unreached() { x.unreached(); }
   void finish() { x.finish(); }
 
   template <int N, bool Keep, bool Known = false>
@@ -89,7 +90,12 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
     lhs.fold(r.lhs);
     rhs.fold(r.rhs);
   }
+  void unreached() {
+    lhs.unreached();
+    rhs.unreached();
+  }
   void finish() {
+    if constexpr (!is_differentiable_op_v<Op>) unreached();  // a comparison passes its operands no gradient
     lhs.finish();
     rhs.finish();
   }

@@ -40,6 +40,7 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
     access.load();
   }
   void fold(const registers& r) { access.fold(r); }
+  void unreached() {}  // its gradient is added to, from zeros: sweeping it back sends zeros on
   void finish() {
     access.finish();
     if constexpr (E::takes_grad) {

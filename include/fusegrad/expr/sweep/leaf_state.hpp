@@ -13,7 +13,7 @@
 
 namespace fusegrad::detail {
 
-template <class T, int N>
+template <class T, int N, bool OverwritesGrad = false>
 struct access_frame {
   // A one-element block is copied into a register: then sin(x) in the forward sweep and
   // cos(x) in the reverse sweep see the same value, and the compiler can make them one
@@ -43,13 +43,22 @@ struct access_frame {
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
     if constexpr (std::is_empty_v<Lanes>) {
-      if (grad) block_map<T, N>(grad, values.size()) += dy;
+      if (grad) write_grad(dy);
     } else if constexpr (!is_evaluated_v<D>) {
       backward(block_t<T, N>(dy), lanes);
     } else {
       add_to_lanes<N>(lanes, dy);
-      if (grad) block_map<T, N>(grad, values.size()) += dy;
+      if (grad) write_grad(dy);
     }
+  }
+
+ private:
+  template <class D>
+  void write_grad(const D& dy) const {
+    if constexpr (OverwritesGrad)
+      block_map<T, N>(grad, values.size()) = dy;
+    else
+      block_map<T, N>(grad, values.size()) += dy;
   }
 };
 
@@ -77,7 +86,8 @@ struct uniform_frame {
 
 // memory_frame_t<Access, T, N>: how a frame reads something already in memory.
 template <class Access, class T, int N>
-using memory_frame_t = std::conditional_t<Access::uniform, uniform_frame<T, N>, access_frame<T, N>>;
+using memory_frame_t =
+    std::conditional_t<Access::uniform, uniform_frame<T, N>, access_frame<T, N, Access::overwrites_grad>>;
 
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::leaf> {
@@ -93,6 +103,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
 
   void forward() { access.load(); }
   void fold(const registers& r) { access.fold(r); }
+  void unreached() {}  // a leaf's gradient is added to: no contribution is no write
   void finish() { access.finish(); }
 
   template <int N, bool Keep, bool Known = false>

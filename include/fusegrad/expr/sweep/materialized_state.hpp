@@ -167,8 +167,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   [[no_unique_address]] std::conditional_t<std::is_empty_v<Op>, Op, const Op&> op_;
   Extents extents;
   scratch_t<value_type, static_shape> value;
-  scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back
-  using access_type = segment_access<value_type, static_shape, Segment>;
+  scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back, written over
+  using access_type = segment_access<value_type, static_shape, Segment, grad_write::overwrite>;
   using registers = typename access_type::lanes_type;
   access_type access;
 
@@ -177,7 +177,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       : op_(e.spec),
         extents(e.extents()),
         value(make_scratch<value_type, static_shape>(extents.size())),
-        grad(make_scratch<value_type, static_shape>(extents.size(), value_type(0))),
+        grad(make_scratch<value_type, static_shape>(extents.size())),
         access(value.data(), extents, segment, E::takes_grad ? grad.data() : nullptr),
         operands_(e, sinks) {}
 
@@ -192,6 +192,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   }
 
   void fold(const registers& r) { access.fold(r); }
+  void unreached() { access.unreached(); }
 
   // After the parent segment's loop: collect this node's gradient, then sweep its operands.
   void finish() {

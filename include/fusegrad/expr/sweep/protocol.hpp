@@ -92,7 +92,10 @@ struct sweep_state;
 // of materialised and hoisted nodes); the loop's register accumulators (`registers`: the
 // lanes of leaves that repeat over the segment, one member per operand) live on the loop's
 // stack and come back through fold(r) after it; finish() then sends the gradients collected
-// in memory on (to a leaf's sink, into a materialised node's operands).
+// in memory on (to a leaf's sink, into a materialised node's operands). unreached() says that
+// the loop passed the node no gradient at all (an operand of a comparison): where the loop
+// would have written a gradient over (grad_write::overwrite), zeros are written instead,
+// so that finish() sends zeros on.
 // `frame<N, Keep, Known>` is the frame type for blocks of N elements (Eigen::Dynamic for the
 // last, partial one): Keep asks it to store its value (a parent reads it twice), Known to
 // read its value from memory given to it instead of computing it.
@@ -103,6 +106,7 @@ concept SweepState = requires(S& state, const typename S::registers& r) {
   typename S::template frame<1, false>;
   state.forward();
   state.fold(r);
+  state.unreached();
   state.finish();
 };
 
