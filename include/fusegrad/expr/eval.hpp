@@ -23,14 +23,18 @@ template <class E>
 using result_t = std::conditional_t<std::is_same_v<typename E::static_shape, Shape<>>, typename E::value_type,
                                     storage_t<typename E::value_type, typename E::static_shape>>;
 
-// Writes the values of `expr` (shaped `extents`) into `out`, row-major: fused loops.
+// Writes the values of `expr` (shaped `extents`) into `out`, row-major: fused loops. With `keep`, a materialised
+// root hands over what its op saved for its VJPs (a tape node keeps it until its backward).
 template <class E>
-void evaluate_into(const E& expr, const Extents& extents, typename E::value_type* out) {
+void evaluate_into(const E& expr, const Extents& extents, typename E::value_type* out,
+                   saved_by_root_t<E>* keep = nullptr) {
   using S = typename E::static_shape;
   no_gradients sinks;
   sweep_state<E, S> state(expr, extents, sinks);
   state.forward();
   run_segment<S>(state, extents, store_values<typename E::value_type>{out});
+  if constexpr (!std::is_same_v<saved_by_root_t<E>, nothing>)
+    if (keep) *keep = state.take_saved();
 }
 
 template <class E, class Out>

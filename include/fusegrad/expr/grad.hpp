@@ -105,12 +105,13 @@ template <class E, class Sinks, class U, class Consume>
 
 // The reverse sweep of a materialised root from an upstream shaped like it, whose values no one
 // reads (a tape node's backward): the root's own value is computed only if its VJPs read it.
+// `kept` is what the root's op saved when its value was computed (evaluate_into's `keep`), if anything.
 template <class E, class Sinks>
   requires(E::kind == node_kind::materialized)
 inline void sweep_back_from_root(const E& expr, const Extents& extents, Sinks& sinks,
-                                 const typename E::value_type* upstream) {
+                                 const typename E::value_type* upstream, saved_by_root_t<E>* kept = nullptr) {
   sweep_state<E, typename E::static_shape> state(expr, extents, sinks);
-  state.backward_from(upstream);
+  state.backward_from(upstream, kept);
 }
 
 // The reverse sweep, returning the root's values (a storage_t of the root's shape).

@@ -46,7 +46,8 @@ constexpr bool is_view_of_tensor() {
 
 // A recorded static expression. It keeps the expression (tensor leaves are handles, so
 // their values stay alive) and recomputes the element-wise chain block by block during
-// backward: nothing intermediate is stored.
+// backward: nothing intermediate is stored, except what a materialised root's op saves for its
+// VJPs when its value is computed (SavesForBackward: an einsum's intermediate products).
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
@@ -116,8 +117,8 @@ class fused_node final : public node<typename E::value_type> {
   }
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
-  void evaluate(T* out) const {
-    if (!evaluate_flat(out)) evaluate_into(expr_, output_extents(), out);
+  void evaluate(T* out) {
+    if (!evaluate_flat(out)) evaluate_into(expr_, output_extents(), out, &saved_);
     if (anomaly_detection) [[unlikely]]
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
@@ -156,7 +157,7 @@ class fused_node final : public node<typename E::value_type> {
     } else if constexpr (E::kind == node_kind::materialized) {
       // A matmul, einsum, reduction over some axes ...: its VJPs read the upstream as it is, and
       // its value (in the output tensor already) is computed again only if they read it.
-      sweep_back_from_root(expr_, output_extents(), sinks, grad_output);
+      sweep_back_from_root(expr_, output_extents(), sinks, grad_output, &saved_);
     } else {
       // Only a deferred value (a linear root) is ever asked for here: the values are not kept.
       const auto& extents = output_extents();
@@ -168,6 +169,7 @@ class fused_node final : public node<typename E::value_type> {
   void release_saved() noexcept override {
     value_settled();
     if (this->released) return;
+    saved_ = {};
     std::destroy_at(&expr_);
     read_count_ = 0;
     this->released = true;
@@ -284,6 +286,8 @@ class fused_node final : public node<typename E::value_type> {
   std::array<std::uint32_t, capacity> read_versions_;
   static_assert(capacity <= UINT16_MAX, "fused_node: an expression reads at most 65535 tensors");
   std::uint16_t read_count_ = 0;
+  // What the root's op saved for its VJPs when the value was computed; the first backward takes it.
+  [[no_unique_address]] saved_by_root_t<E> saved_;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
   bool flat_ = false;      // flat_op<E>::operands_fit, decided at recording
   // The output's extents, which the sweep of a node of several ops reads on every call. A

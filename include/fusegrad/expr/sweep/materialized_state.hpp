@@ -156,6 +156,29 @@ struct saved_for_backward<Op, T> {
   using type = typename Op::template saved_type<T>;
 };
 
+// saved_by_root_t<E>: what a sweep whose root is E can hand over from its forward to a later backward's sweep (the
+// root's op's saved_type when E is materialised), or nothing. What an op saves may point into its operands' values:
+// only a leaf's stay where they are once the sweep that computed them is over, so every operand must be a leaf.
+template <class E>
+constexpr bool hands_over_saved() {
+  if constexpr (E::kind == node_kind::materialized)
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return ((Xs::kind == node_kind::leaf) && ...);
+    }(child_nodes_t<E>{});
+  else
+    return false;
+}
+template <class E, bool = hands_over_saved<E>()>
+struct saved_by_root {
+  using type = nothing;
+};
+template <class E>
+struct saved_by_root<E, true> {
+  using type = typename saved_for_backward<typename E::op, typename E::value_type>::type;
+};
+template <class E>
+using saved_by_root_t = typename saved_by_root<E>::type;
+
 template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::materialized> {
   using Op = typename E::op;
@@ -169,6 +192,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   scratch_t<value_type, static_shape> value;
   scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back, written over
   using access_type = segment_access<value_type, static_shape, Segment, grad_write::overwrite>;
+  using saved_type = typename saved_for_backward<Op, value_type>::type;
   using registers = typename access_type::lanes_type;
   access_type access;
 
@@ -203,11 +227,17 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   // This node as the root of a sweep whose upstream is shaped like it and whose values no one
   // reads (a tape node's backward): its operands' VJPs start from `upstream` as it is, and its
   // own value is computed only when they read it, so a matmul's product is not computed again.
-  void backward_from(const value_type* upstream) {
+  // `kept` is what the op saved when the node's value was computed (take_saved), if anything.
+  void backward_from(const value_type* upstream, saved_by_root_t<E>* kept = nullptr) {
+    if constexpr (!std::is_same_v<saved_by_root_t<E>, nothing>)
+      if (kept) saved_ = std::move(*kept);
     forward_operands();
     if constexpr (!fused && needs_output(Op::needs)) op_.value(value.data(), operands_.template view<value_type>());
     sweep_operands(upstream);
   }
+
+  // What the op saved for its VJPs in forward() (SavesForBackward), for a later backward_from.
+  [[nodiscard]] saved_type take_saved() { return std::move(saved_); }
 
   template <int N, bool Keep, bool Known = false>
   using frame = memory_frame_t<decltype(access), value_type, N>;
@@ -264,7 +294,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   }
 
   operand_pack<E> operands_;
-  [[no_unique_address]] typename saved_for_backward<Op, value_type>::type saved_;  // from forward() to the VJPs
+  [[no_unique_address]] saved_type saved_;  // from forward() to the VJPs
 };
 
 }  // namespace fusegrad::detail
