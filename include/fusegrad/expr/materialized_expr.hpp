@@ -64,7 +64,8 @@ concept JointVjp = MaterializedOp<Op> && requires(const Op& op, const std::array
 /// pairs): `saved_type<T>`, default-constructible, where `value(y, in, &saved)` keeps them and
 /// `vjp_all(dx, dy, in, y, &saved)` takes them. A layer passes the same object to both where it can: the static
 /// layer within its sweep, a tape node whose root is the op and whose operands are tensors from recording to its
-/// first backward. Given none, or one that no value() filled, vjp_all computes what it needs.
+/// first backward. Given none, or one that no value() filled, vjp_all computes what it needs. What it saves may point
+/// into the operands' values, never into `y`, which the tape writes through a buffer of the sweep's own.
 template <class Op>
 concept SavesForBackward = JointVjp<Op> && std::default_initializable<typename Op::template saved_type<double>> &&
     requires(const Op& op, typename Op::template saved_type<double>& saved, double* y,

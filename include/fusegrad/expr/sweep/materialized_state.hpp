@@ -230,7 +230,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   // `kept` is what the op saved when the node's value was computed (take_saved), if anything.
   void backward_from(const value_type* upstream, saved_by_root_t<E>* kept = nullptr) {
     if constexpr (!std::is_same_v<saved_by_root_t<E>, nothing>)
-      if (kept) saved_ = std::move(*kept);
+      if (kept) saved_ = std::exchange(*kept, {});  // taken: a later backward gets a state no value() filled
     forward_operands();
     if constexpr (!fused && needs_output(Op::needs)) op_.value(value.data(), operands_.template view<value_type>());
     sweep_operands(upstream);
