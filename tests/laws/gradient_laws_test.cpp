@@ -85,7 +85,7 @@ RC_GTEST_PROP(GradientLaws, GradientOfSumOfXTimesConstIsTheConst, ()) {
   RC_ASSERT((dx_left == c_values).all());
 }
 
-// The same law on a static shape: fused blocks of 64 with a tail of 6.
+// The same law on a static shape of 70 elements: whole fused blocks and a partial one.
 RC_GTEST_PROP(GradientLaws, GradientOfSumOfXTimesConstIsTheConstStatic, ()) {
   fg::Var<double, fg::Shape<2, 35>> x(Extents{2, 35});
   x.value() = *gen_reals(70, -5, 5);

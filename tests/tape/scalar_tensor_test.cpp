@@ -84,14 +84,16 @@ TYPED_TEST(ScalarTensorBridge, B2ClosedForm) {
 }
 
 // The scalars' gradients are summed in per-lane accumulators across the blocks of the loop
-// and folded after it; sizes around the block length (16) cover one partial block, whole
-// blocks, and whole blocks plus a partial one. Each way a scalar can be read must agree with
+// and folded after it; sizes around the block length (8 or 16, by the SIMD registers) cover one
+// partial block, whole blocks, and whole blocks plus a partial one. Each way a scalar can be read must agree with
 // the closed form: a scalar Var (static), a ScalarTensor (static rank 0 in a tensor) and a
 // plain Tensor that holds one value (found out at run time), fused and taped.
 TYPED_TEST(ScalarTensorBridge, B2ClosedFormAtEveryBlockBoundary) {
   using T = TypeParam;
   using Tensor = typename TestFixture::Tensor;
-  for (const Eigen::Index n : {1, 2, 15, 16, 17, 31, 32, 33, 48, 100, 1000}) {
+  constexpr Eigen::Index block = fg::detail::block_length;
+  for (const Eigen::Index n : {Eigen::Index(1), Eigen::Index(2), block - 1, block, block + 1, 2 * block - 1, 2 * block,
+                               2 * block + 1, 3 * block, Eigen::Index(100), Eigen::Index(1000)}) {
     SCOPED_TRACE("N = " + std::to_string(n));
     const Eigen::ArrayXd xs = TestFixture::values(n, 0, 1, 24), ys = TestFixture::values(n, 1, 3, 25);
     const Eigen::ArrayXd r = double(T(0.25)) + double(T(1.5)) * xs - ys;

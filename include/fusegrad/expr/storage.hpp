@@ -1,6 +1,7 @@
 // expr/storage.hpp -- which Eigen array holds values of a given shape, and the fused block length.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -71,10 +72,12 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 
 /// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
 /// this many elements (fixed-size Eigen arrays, so they vectorise), then the reverse sweep
-/// runs on the same block before moving on. Short blocks fit in registers: 16 doubles are
-/// two AVX-512 or four AVX2 packets, so a block's values and the scalars' gradient lanes
-/// can stay there from one node to the next.
-inline constexpr Eigen::Index block_length = 16;
+/// runs on the same block before moving on. Short blocks fit in registers: four packets of
+/// doubles, at most 16 (8 in SSE2's two-lane registers, 16 with AVX; two packets with
+/// AVX-512), so a block's values and the scalars' gradient lanes can stay there from one node
+/// to the next. Longer blocks spill them to the stack once per block.
+inline constexpr Eigen::Index block_length =
+    std::clamp<Eigen::Index>(4 * Eigen::internal::packet_traits<double>::size, 8, 16);
 
 // block_t<T, N>: the array type of one node's value on one block of N elements
 // (N = Eigen::Dynamic for the last, partial block; it still never exceeds block_length).
