@@ -52,11 +52,22 @@ template <class T, int N, class D>
     return std::forward<D>(d);
 }
 
-// is_evaluated_v<D>: D already sits in memory (an array or a map), so reading it twice is free.
+// is_repeated_value_v<D>: D is one value repeated (a uniform upstream, Array::Constant).
+template <class D>
+inline constexpr bool is_repeated_value_v = false;
+template <class Scalar, class Plain>
+inline constexpr bool is_repeated_value_v<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<Scalar>, Plain>> =
+    true;
+
+// is_evaluated_v<D>: D already sits in memory (an array or a map), or is one value repeated, so reading it twice
+// is free. A repeated value is never stored into a block: Eigen fills a block with a constant through
+// std::fill_n, which the compiler vectorises at its own preferred width (256 bits on AVX-512 machines), and the
+// 512-bit loads that read it back cannot take their data from two stores, so each block would stall on it.
 template <class D>
 inline constexpr bool is_evaluated_v =
     std::is_base_of_v<Eigen::PlainObjectBase<std::remove_cv_t<D>>, std::remove_cv_t<D>> ||
-    std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>>;
+    std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>> ||
+    is_repeated_value_v<std::remove_cv_t<D>>;
 
 // How a node takes part in the sweep of the segment it sits in.
 enum class sweep_role {
