@@ -46,6 +46,10 @@ struct binary_expr {
     if constexpr (static_size_v<typename lhs_type::static_shape> != dyn &&
                   static_size_v<typename rhs_type::static_shape> != dyn) {
       return Extents::of<static_shape>();
+    } else if constexpr (std::is_same_v<typename lhs_type::static_shape, Shape<>>) {
+      return rhs.extents();  // one value broadcasts to every shape
+    } else if constexpr (std::is_same_v<typename rhs_type::static_shape, Shape<>>) {
+      return lhs.extents();
     } else {
       return broadcast(lhs.extents(), rhs.extents());
     }
