@@ -129,7 +129,7 @@ class segment_access {
   // hand-written loop does. In memory, every block's addition would wait on the last block's
   // store. An aggregate, so that `lanes_type{}` starts at zero.
   struct lanes {
-    Eigen::Array<T, int(repeat_length), 1> sum = Eigen::Array<T, int(repeat_length), 1>::Zero();
+    Eigen::Array<T, int(repeat_length), 1> sum = zero_block<Eigen::Array<T, int(repeat_length), 1>>();
   };
   struct no_lanes {};
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;

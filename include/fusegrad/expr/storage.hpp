@@ -79,6 +79,16 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 inline constexpr Eigen::Index block_length =
     std::clamp<Eigen::Index>(4 * Eigen::internal::packet_traits<double>::size, 8, 16);
 
+// zero_block<A>(): a fixed-size array of zeros, written by Eigen's packet stores. `A::Zero()` assigned to an array
+// goes through std::fill_n, which g++ turns into `rep stos` here (slow to start for a few hundred bytes) and, on
+// AVX-512 machines, into 256-bit stores that the 512-bit loads reading the array back cannot forward from.
+template <class A>
+[[gnu::always_inline]] inline A zero_block() {
+  A zeros;
+  Eigen::Map<A>(zeros.data()) = A::Zero();
+  return zeros;
+}
+
 // block_t<T, N>: the array type of one node's value on one block of N elements
 // (N = Eigen::Dynamic for the last, partial block; it still never exceeds block_length).
 template <class T, int N>

@@ -92,7 +92,7 @@ struct store_values {  // writes the segment's values into contiguous memory
 template <class T>
 struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
   T* total;
-  Eigen::Array<T, int(block_length), 1> lanes = Eigen::Array<T, int(block_length), 1>::Zero();
+  Eigen::Array<T, int(block_length), 1> lanes = zero_block<Eigen::Array<T, int(block_length), 1>>();
   template <class D>
   void operator()(const D& v, Eigen::Index) {
     if constexpr (D::RowsAtCompileTime == int(block_length))
@@ -110,7 +110,7 @@ template <int N, class Lanes, class D>
 void add_to_lanes(Lanes& lanes, const D& dy) {
   using lanes_array = decltype(lanes.sum);
   if constexpr (N == Eigen::Dynamic) {
-    lanes_array padded = lanes_array::Zero();
+    lanes_array padded = zero_block<lanes_array>();
     padded.head(dy.size()) = dy;
     lanes.sum += padded;
   } else {
