@@ -108,6 +108,15 @@ TEST(ValueAndGradInto, RefusesOperandsThatDoNotBroadcastBeforeWritingAnything) {
   EXPECT_TRUE((dy == 99.0).all());
 }
 
+// A scalar operand whose extents a materialised node below it checks (the dot product of two vectors of unknown
+// lengths): the mismatch is refused before the other reduction writes its gradient.
+TEST(ValueAndGradInto, RefusesAMismatchBelowAScalarOperandBeforeWritingAnything) {
+  const fg::Var<double, Dyn> u({2}, {1.0, 2.0}), a({3}, {1.0, 2.0, 3.0}), b({4}, {1.0, 2.0, 3.0, 4.0});
+  Eigen::ArrayXd du = Eigen::ArrayXd::Constant(2, 99.0);
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(u) + fg::sum(u * fg::matmul(a, b)), std::tie(du), u), fg::shape_error);
+  EXPECT_TRUE((du == 99.0).all());
+}
+
 TEST(ValueAndGradInto, RefusesOutputsThatShareMemory) {
   fg::Var<double, Dyn> x({2}, {1.0, 2.0});
   const fg::Var<double, Dyn> y({2}, {3.0, 4.0});

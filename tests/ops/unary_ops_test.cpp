@@ -28,7 +28,7 @@ class UnaryOps : public ::testing::Test {
 
   std::mt19937 rng{fg::test::typed_seed};
 
-  // Runs `op` on a (5,30) var -- two full fused blocks and a partial one -- with values drawn
+  // Runs `op` on a (5,30) var -- whole fused blocks and a partial one -- with values drawn
   // from [lo, hi), kept at least 0.1 away from `kink` (where the op is not differentiable).
   // Checks every value against `reference` computed in double, and the gradient of the sum
   // with fg::gradcheck (the complex step where the op is analytic) in both layers.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/closure.hpp>
@@ -22,6 +23,26 @@ template <class T>
 struct common_value_type<T, T> {
   using type = T;
 };
+
+// Whether E's extents() only reads extents (of leaves, or static ones): no materialised node below it checks its
+// operands there. Then a caller that needs no result of it may skip the call.
+template <class E>
+constexpr bool extents_only_read() {
+  if constexpr (E::kind == node_kind::leaf)
+    return true;
+  else if constexpr (E::kind == node_kind::materialized)
+    return false;
+  else if constexpr (requires(const E& e) { e.x; })  // unary
+    return extents_only_read<node_t<decltype(std::declval<const E&>().x)>>();
+  else if constexpr (requires(const E& e) {
+                       e.lhs;
+                       e.rhs;
+                     })  // binary
+    return extents_only_read<node_t<decltype(std::declval<const E&>().lhs)>>() &&
+           extents_only_read<node_t<decltype(std::declval<const E&>().rhs)>>();
+  else
+    return false;
+}
 }  // namespace detail
 
 /// The node `lhs Op rhs`. Its static shape is broadcast_t of the operands' (a mismatch is a
@@ -46,9 +67,11 @@ struct binary_expr {
     if constexpr (static_size_v<typename lhs_type::static_shape> != dyn &&
                   static_size_v<typename rhs_type::static_shape> != dyn) {
       return Extents::of<static_shape>();
-    } else if constexpr (std::is_same_v<typename lhs_type::static_shape, Shape<>>) {
+    } else if constexpr (std::is_same_v<typename lhs_type::static_shape, Shape<>> &&
+                         detail::extents_only_read<lhs_type>()) {
       return rhs.extents();  // one value broadcasts to every shape
-    } else if constexpr (std::is_same_v<typename rhs_type::static_shape, Shape<>>) {
+    } else if constexpr (std::is_same_v<typename rhs_type::static_shape, Shape<>> &&
+                         detail::extents_only_read<rhs_type>()) {
       return lhs.extents();
     } else {
       return broadcast(lhs.extents(), rhs.extents());
