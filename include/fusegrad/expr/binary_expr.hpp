@@ -2,7 +2,6 @@
 #pragma once
 
 #include <type_traits>
-#include <utility>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/closure.hpp>
@@ -25,24 +24,10 @@ struct common_value_type<T, T> {
 };
 
 // Whether E's extents() only reads extents (of leaves, or static ones): no materialised node below it checks its
-// operands there. Then a caller that needs no result of it may skip the call.
+// operands there, so a caller that needs no result of it may skip the call. A walk over the children, defined with
+// the other walks in expr/visit.hpp (expr/children.hpp, which it reads, includes this header).
 template <class E>
-constexpr bool extents_only_read() {
-  if constexpr (E::kind == node_kind::leaf)
-    return true;
-  else if constexpr (E::kind == node_kind::materialized)
-    return false;
-  else if constexpr (requires(const E& e) { e.x; })  // unary
-    return extents_only_read<node_t<decltype(std::declval<const E&>().x)>>();
-  else if constexpr (requires(const E& e) {
-                       e.lhs;
-                       e.rhs;
-                     })  // binary
-    return extents_only_read<node_t<decltype(std::declval<const E&>().lhs)>>() &&
-           extents_only_read<node_t<decltype(std::declval<const E&>().rhs)>>();
-  else
-    return false;
-}
+constexpr bool extents_only_read();
 }  // namespace detail
 
 /// The node `lhs Op rhs`. Its static shape is broadcast_t of the operands' (a mismatch is a

@@ -54,6 +54,16 @@ constexpr bool passes_gradients_everywhere() {
 }
 
 namespace detail {
+// Declared in expr/binary_expr.hpp, whose extents() skips such an operand beside a wider one.
+template <class E>
+constexpr bool extents_only_read() {
+  if constexpr (E::kind == node_kind::materialized)
+    return false;
+  else
+    return
+        []<class... Xs>(boost::mp11::mp_list<Xs...>) { return (extents_only_read<Xs>() && ...); }(child_nodes_t<E>{});
+}
+
 // Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
 template <class... Parts>
 std::string concat(const Parts&... parts) {
