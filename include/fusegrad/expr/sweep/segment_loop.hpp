@@ -27,18 +27,22 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   using T = typename State::value_type;
   constexpr Eigen::Index B = block_length;
   constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
-  // The loop's accumulators: a local, handed to each block's backward and never stored in a
-  // frame, so that its address stays out of memory and the compiler keeps it in registers.
+  static_assert(std::is_copy_assignable_v<std::remove_reference_t<Consume>>,
+                "run_segment: a consumer of block values is copied into and out of the loop (see partial_block)");
+  // The segment's accumulators: a local, of which each block's backward is handed a copy (see
+  // partial_block), never stored in a frame, so that the compiler keeps it in registers.
   typename State::registers registers{};
-  auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n) {
+  // One block, on the accumulators and the consumer it is handed.
+  auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n, auto& lanes,
+                          auto& sink) {
     auto sweep = [&](auto& frame) {
-      consume(frame.value(), offset);
+      sink(frame.value(), offset);
       if constexpr (!sweeps_back) {
         // forward only
       } else if constexpr (Upstream::uniform) {  // one upstream value for the whole segment
-        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()), registers);
+        frame.backward(Eigen::Array<T, N, 1>::Constant(n, upstream->uniform_value()), lanes);
       } else {
-        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n), registers);
+        frame.backward(const_block_map<T, N>(upstream->values_at(offset), n), lanes);
       }
     };
     if constexpr (Known) {
@@ -51,30 +55,52 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
       sweep(frame);
     }
   };
+  // The full blocks' loop and the last, partial block each run on copies of the accumulators and
+  // the consumer, scoped to them and copied back after. The compiler then keeps the loop's copies
+  // in registers however large the function it inlines the sweep into: accumulators that live
+  // across the partial block (often left out of line: it is the largest block and runs once) or
+  // any other call get a stack slot, and each block would store them and reload them, every
+  // addition waiting on the store before it.
+  auto partial_block = [&]<int N>(std::integral_constant<int, N> length, Eigen::Index offset, Eigen::Index n) {
+    auto lanes = registers;
+    auto sink = consume;
+    block(length, offset, n, lanes, sink);
+    registers = lanes;
+    consume = sink;
+  };
   constexpr std::size_t size = static_size_v<Segment>;
-  if constexpr (size != dyn) {
-    constexpr Eigen::Index full = Eigen::Index(size) / B, tail = Eigen::Index(size) % B;
-    if constexpr (full > 0)  // a static size below B instantiates no full-block frames
-      for (Eigen::Index i = 0; i < full; ++i) block(std::integral_constant<int, int(B)>{}, i * B, B);
-    if constexpr (tail > 0) block(std::integral_constant<int, int(tail)>{}, full * B, tail);
+  // Segments whose rank is known only at run time (tensors; in the static layer, what matmul,
+  // outer and transpose return) are often scalars: for them a fixed-size block without size
+  // checks. Shapes of static rank (Shape<dyn>) rarely hold one element at run time, and a third
+  // kind of frame for every node would cost their compile time more than it saves them.
+  constexpr bool scalar_block = std::is_same_v<Segment, AnyShape>;
+  const auto total = static_cast<Eigen::Index>(size != dyn ? size : segment.size());
+  if (scalar_block && total == 1) {
+    if constexpr (scalar_block) block(std::integral_constant<int, 1>{}, 0, 1, registers, consume);
   } else {
-    const auto total = static_cast<Eigen::Index>(segment.size());
-    // Segments whose rank is known only at run time (tensors; in the static layer, what
-    // matmul, outer and transpose return) are often scalars: for them a fixed-size block
-    // without size checks. Shapes of static rank (Shape<dyn>) rarely hold one element at run
-    // time, and a third kind of frame for every node would cost their compile time more than
-    // it saves them.
-    constexpr bool scalar_block = std::is_same_v<Segment, AnyShape>;
-    if (scalar_block && total == 1) {
-      if constexpr (scalar_block) block(std::integral_constant<int, 1>{}, 0, 1);
-    } else {
-      Eigen::Index i = 0;
-      for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B);
-      if (i < total) block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+    Eigen::Index i = 0;
+    if constexpr (size == dyn || size >= std::size_t(B)) {  // a static size below B instantiates no full blocks
+      auto lanes = registers;
+      auto sink = consume;
+      for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B, lanes, sink);
+      registers = lanes;
+      consume = sink;
+    }
+    if constexpr (size == dyn) {
+      if (i < total) partial_block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+    } else if constexpr (size % std::size_t(B) != 0) {
+      constexpr auto tail = Eigen::Index(size % std::size_t(B));
+      partial_block(std::integral_constant<int, int(tail)>{}, Eigen::Index(size) - tail, tail);
     }
   }
-  if constexpr (sweeps_back) state.fold(registers);
-  if constexpr (requires { consume.fold(); }) consume.fold();
+  if constexpr (sweeps_back) {
+    const auto folded = registers;  // fold() too may stay out of line: hand it a copy (see partial_block)
+    state.fold(folded);
+  }
+  if constexpr (requires { consume.fold(); }) {
+    auto folded_sink = consume;  // likewise
+    folded_sink.fold();
+  }
 }
 
 // Consumers of a segment's block values.
