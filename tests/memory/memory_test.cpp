@@ -129,7 +129,7 @@ TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
   EXPECT_TRUE(w.grad().defined());
 }
 
-// The same with values of 64 KiB and more, which threads recycle through their block cache (products, not
+// The same with values of 1 KiB and more (here 160 KB), which threads recycle through their block cache (products, not
 // transcendental functions, so that the test stays quick in unoptimised sanitizer builds).
 TEST(Memory, LargeTensorsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
   const Tensor x = Tensor::randn({20'000}, 7);

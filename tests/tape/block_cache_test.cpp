@@ -12,7 +12,7 @@ namespace {
 
 namespace fg = fusegrad;
 
-constexpr std::size_t big = 100'000;  // 800 KB of doubles: above the cache's 64 KiB threshold
+constexpr std::size_t big = 100'000;  // 800 KB of doubles: well above the cache's 1 KiB threshold
 
 // Destroyed after main returns, when the main thread's block cache and object pool are
 // already gone: their blocks must go straight back to the system (a crash or a sanitizer
@@ -64,6 +64,43 @@ TEST_F(BlockCache, HeapValuesAndGradientsOfAKibibyteAndUpAreCacheLineAligned) {
   const fg::Tensor recycled = fg::Tensor::zeros({big});
   EXPECT_LT(fg::cached_memory_bytes(), cached);  // it took one of them
   EXPECT_TRUE(aligned(recycled.data()));
+}
+
+// Blocks of a few KiB are recycled too: glibc's malloc would give a loop's freed blocks back to the system as soon
+// as 128 KiB of them lay free at the top of its heap, and every iteration would fault on their pages again.
+TEST_F(BlockCache, BlocksOfAKibibyteAndUpAreRecycled) {
+  for (const std::size_t n : {std::size_t(128), std::size_t(512), std::size_t(4096)}) {  // 1, 4 and 32 KiB
+    fg::release_cached_memory();  // the last size's block
+    const double* first = nullptr;
+    {
+      const fg::Tensor t = fg::Tensor::zeros({n});
+      first = t.data();
+    }
+    EXPECT_EQ(fg::cached_memory_bytes(), n * sizeof(double)) << n;
+    const fg::Tensor again = fg::Tensor::ones({n});
+    EXPECT_EQ(again.data(), first) << n;
+    EXPECT_EQ(fg::cached_memory_bytes(), 0u) << n;
+    EXPECT_EQ(again.eigen().sum(), double(n)) << n;
+  }
+}
+
+// Of the blocks that fit (at most a quarter larger than asked), the smallest is handed out.
+TEST_F(BlockCache, TheSmallestBlockThatFitsIsHandedOut) {
+  const double* block_1100 = nullptr;
+  const double* block_1200 = nullptr;
+  {
+    const fg::Tensor a = fg::Tensor::zeros({1300}), b = fg::Tensor::zeros({1100}), c = fg::Tensor::zeros({1200});
+    block_1100 = b.data();
+    block_1200 = c.data();
+  }
+  EXPECT_EQ(fg::cached_memory_bytes(), 3600 * sizeof(double));
+  const fg::Tensor first = fg::Tensor::zeros({1000});
+  EXPECT_EQ(first.data(), block_1100);
+  const fg::Tensor second = fg::Tensor::zeros({1000});
+  EXPECT_EQ(second.data(), block_1200);
+  const fg::Tensor third = fg::Tensor::zeros({1000});  // 1300 is more than a quarter larger: a new block
+  EXPECT_EQ(fg::cached_memory_bytes(), 1300 * sizeof(double));
+  EXPECT_EQ(third.eigen().size(), 1000);
 }
 
 TEST_F(BlockCache, SmallTensorsAndFarLargerBlocksAreNotCached) {

@@ -1,9 +1,9 @@
-// detail/block_cache.hpp -- large blocks recycled per thread, so that memory fresh from the system is rare.
+// detail/block_cache.hpp -- blocks of values recycled per thread, so that memory fresh from the system is rare.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <new>
-#include <vector>
 
 #include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/detail/retention.hpp>
@@ -25,16 +25,19 @@ inline void free_values(void* p, std::size_t bytes) noexcept {
     ::operator delete(p);
 }
 
-// Large blocks (the values and gradients of big tensors), recycled per thread. Memory
-// fresh from the system costs a page fault per 4 KiB on first touch; for a taped
-// operation on a million elements that costs more than the operation itself, and an
-// iteration of a training loop asks again for the blocks the previous one freed. A freed
-// block waits for the next request of (nearly) its size; a thread keeps at most
-// its limit (256 MiB unless set_limit says otherwise) and gives back the rest at once, and
-// keeps only blocks that balance what it handed out (retention's rule).
+// Blocks of values of 1 KiB and up (the values and gradients of tensors, a sweep's buffers),
+// recycled per thread. Memory fresh from the system costs a page fault per 4 KiB on first
+// touch, and glibc's malloc gives memory back to the system whenever more than 128 KiB (by
+// default) lies free at the top of its heap: a loop whose iterations free a few such blocks
+// and ask for them again would fault on every page of them in every iteration, which costs
+// more than the operations on them. A freed block waits for the next request of (nearly) its
+// size; a thread keeps at most its limit (256 MiB unless set_limit says otherwise) and gives
+// back the rest at once, and keeps only blocks that balance what it handed out (retention's
+// rule).
 class block_cache {
  public:
-  static constexpr std::size_t min_bytes = std::size_t(64) << 10;  // below this, malloc recycles well
+  // Smaller blocks stay with malloc, whose per-thread cache recycles them without a lock.
+  static constexpr std::size_t min_bytes = aligned_from_bytes;
 
   // A block of at least `bytes` bytes; `bytes` is updated to the block's real size.
   static void* allocate(std::size_t& bytes) {
@@ -42,20 +45,15 @@ class block_cache {
     if (!cache) return allocate_values(bytes);
     auto& c = *cache;
     // Best fit among blocks at most a quarter larger: a cache that hands out far larger
-    // blocks would hold memory nobody uses.
-    std::size_t best = c.blocks.size();
-    for (std::size_t k = 0; k < c.blocks.size(); ++k) {
-      const std::size_t size = c.blocks[k].bytes;
-      if (size >= bytes && size <= bytes + bytes / 4 && (best == c.blocks.size() || size < c.blocks[best].bytes))
-        best = k;
-    }
-    if (best == c.blocks.size()) {
+    // blocks would hold memory nobody uses. Of equal sizes the last freed comes first (its
+    // lines may still be in cache).
+    const auto fit = c.blocks.lower_bound(bytes);
+    if (fit == c.blocks.end() || fit->first > bytes + bytes / 4) {
       c.retained.hand_out(bytes);
       return allocate_values(bytes);
     }
-    const block found = c.blocks[best];
-    c.blocks[best] = c.blocks.back();
-    c.blocks.pop_back();
+    const block found{fit->second, fit->first};
+    c.blocks.erase(fit);
     c.retained.unkeep(found.bytes);
     c.retained.hand_out(found.bytes);
     bytes = found.bytes;
@@ -73,12 +71,14 @@ class block_cache {
       return;
     }
     try {
-      c.blocks.push_back({p, bytes});
+      // First among the blocks of its size, so that the next request of that size takes it.
+      c.blocks.emplace_hint(c.blocks.lower_bound(bytes), bytes, p);
     } catch (...) {  // no room to remember it: give it back
       c.retained.unkeep(bytes);
       free_values(p, bytes);
     }
   }
+
   // Gives every cached block of this thread back to the system.
   static void release() noexcept {
     if (blocks_of_thread* cache = per_thread<blocks_of_thread>()) cache->clear();
@@ -101,12 +101,13 @@ class block_cache {
     std::size_t bytes;
   };
   struct blocks_of_thread {
-    std::vector<block> blocks;
+    // By size: a thread may keep thousands of blocks, each found and filed in logarithmic time.
+    std::multimap<std::size_t, void*> blocks;
     retention retained{.limit = std::size_t(256) << 20};
     void clear() noexcept {
-      for (const block& b : blocks) {
-        retained.unkeep(b.bytes);
-        free_values(b.p, b.bytes);
+      for (const auto& [bytes, p] : blocks) {
+        retained.unkeep(bytes);
+        free_values(p, bytes);
       }
       blocks.clear();
     }
@@ -118,15 +119,15 @@ class block_cache {
 
 namespace fusegrad {
 
-/// Gives back to the system the large freed tensor blocks that the calling thread keeps
-/// for reuse (see set_cached_memory_limit).
+/// Gives back to the system the freed tensor blocks that the calling thread keeps for reuse
+/// (see set_cached_memory_limit).
 inline void release_cached_memory() noexcept { detail::block_cache::release(); }
 
-/// How many bytes of freed large tensor blocks the calling thread keeps at the moment.
+/// How many bytes of freed tensor blocks the calling thread keeps at the moment.
 [[nodiscard]] inline std::size_t cached_memory_bytes() noexcept { return detail::block_cache::cached_bytes(); }
 
-/// How many bytes of freed large tensor blocks (64 KiB and up) the calling thread keeps
-/// for the next tensors of the same size; 256 MiB unless set. 0 turns the cache off.
+/// How many bytes of freed tensor blocks (1 KiB and up) the calling thread keeps for the
+/// next tensors of the same size; 256 MiB unless set. 0 turns the cache off.
 inline void set_cached_memory_limit(std::size_t bytes) noexcept { detail::block_cache::set_limit(bytes); }
 
 }  // namespace fusegrad

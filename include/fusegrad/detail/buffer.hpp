@@ -12,8 +12,8 @@
 
 namespace fusegrad::detail {
 
-// Heap memory for values: large blocks through block_cache (recycled per thread), smaller
-// ones from malloc. `bytes` becomes the block's real size, which freeing it needs back.
+// Heap memory for values: blocks of 1 KiB and up through block_cache (recycled per thread),
+// smaller ones from malloc. `bytes` becomes the block's real size, which freeing it needs back.
 inline void* allocate_heap_values(std::size_t& bytes) {
   return bytes >= block_cache::min_bytes ? block_cache::allocate(bytes) : allocate_values(bytes);
 }
@@ -26,7 +26,7 @@ inline void free_heap_values(void* p, std::size_t bytes) noexcept {
 
 // Values of a tensor, a gradient, or an array a sweep keeps for one call: up to
 // `inline_capacity` elements in place (scalars, small vectors: no allocation), more on the
-// heap, large blocks through block_cache. Elements are left uninitialised: every user
+// heap, recycled through block_cache from 1 KiB up. Elements are left uninitialised: every user
 // writes before it reads.
 template <class T>
 class small_buffer {
