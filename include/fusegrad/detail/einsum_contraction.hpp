@@ -66,7 +66,7 @@ class einsum_contraction {
   [[nodiscard]] std::vector<einsum_term_values<T>> reduced_terms() const {
     // The labels each operand really varies along: a broadcast axis (extent 1 under a larger
     // label) does not count.
-    std::vector<einsum_label_set> varies(inputs_.size(), 0);
+    std::array<einsum_label_set, max_einsum_operands> varies{};
     for (std::size_t k = 0; k < inputs_.size(); ++k)
       for (std::size_t a = 0; a < inputs_[k].labels.size(); ++a)
         if (!extent_.broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];

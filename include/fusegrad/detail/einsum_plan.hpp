@@ -16,6 +16,9 @@ namespace fusegrad::detail {
 
 using einsum_label_set = std::uint64_t;  // labels as bits
 
+// The planner knows the operands of a contraction as the bits of a word.
+inline constexpr std::size_t max_einsum_operands = 64;
+
 // One pairwise contraction of a plan: the results covering the operands `left` and `right`
 // (bit k: operand k), contracted into one that holds the labels `keep`.
 struct einsum_step {
@@ -42,27 +45,36 @@ inline double einsum_cost(einsum_label_set labels, const std::array<std::size_t,
   return n;
 }
 
+// Up to this many operands the plan is the cheapest order of all; beyond, greedy.
+inline constexpr std::size_t max_optimal_operands = 8;
+
 // Plans the contraction of operands holding the labels `sets` into a result holding `output`:
-// the cheapest order of all for up to 8 operands (dynamic programming over subsets, as
+// the cheapest order of all for up to max_optimal_operands (dynamic programming over subsets, as
 // opt_einsum's "optimal" path), the cheapest pair first beyond (its "greedy" path).
 inline einsum_plan plan_einsum(std::span<const einsum_label_set> sets, einsum_label_set output,
                                const std::array<std::size_t, einsum_labels>& extent) {
   const std::size_t n = sets.size();
   einsum_plan plan;
   if (n <= 1) return plan;
-  if (n <= 8) {
+  if (n <= max_optimal_operands) {
+    // On the stack: an einsum of a few small operands is planned on every call, and the plan
+    // should cost little beside its contractions.
+    constexpr std::size_t max_subsets = std::size_t(1) << max_optimal_operands;
     const std::size_t subsets = std::size_t(1) << n;
-    std::vector<einsum_label_set> labels_of(subsets, 0), kept(subsets, 0);
+    std::array<einsum_label_set, max_subsets> labels_of, kept;
+    std::array<double, max_subsets> cost;
+    std::array<std::size_t, max_subsets> split;
+    labels_of[0] = 0;
     for (std::size_t s = 1; s < subsets; ++s)
       labels_of[s] = labels_of[s & (s - 1)] | sets[std::size_t(std::countr_zero(s))];
     // What a result covering s keeps: its labels that the output or an operand outside s holds.
     for (std::size_t s = 1; s < subsets; ++s) kept[s] = labels_of[s] & (output | labels_of[(subsets - 1) & ~s]);
-    std::vector<double> cost(subsets, 0);
-    std::vector<std::size_t> split(subsets, 0);
     for (std::size_t s = 1; s < subsets; ++s) {
+      cost[s] = 0;
       if ((s & (s - 1)) == 0) continue;  // one operand
+      split[s] = s & (~s + 1);           // a valid split even if every cost overflows to infinity
       cost[s] = std::numeric_limits<double>::infinity();
-      const std::size_t lowest = s & (~s + 1);
+      const std::size_t lowest = split[s];
       for (std::size_t a = (s - 1) & s; a; a = (a - 1) & s) {
         if (!(a & lowest)) continue;  // each split once: `a` holds the lowest operand
         const std::size_t b = s & ~a;
@@ -73,20 +85,23 @@ inline einsum_plan plan_einsum(std::span<const einsum_label_set> sets, einsum_la
         }
       }
     }
-    // The steps in post-order: a step's operands are done before it.
-    std::vector<std::pair<std::size_t, bool>> stack{{subsets - 1, false}};
-    while (!stack.empty()) {
-      const auto [s, expanded] = stack.back();
-      stack.pop_back();
+    // The steps in post-order: a step's operands are done before it. The stack holds two entries
+    // per level of the tree (an expanded step and its pending right side): 2n - 1 at most.
+    plan.steps.reserve(n - 1);
+    std::array<std::pair<std::size_t, bool>, 2 * max_optimal_operands - 1> stack;
+    std::size_t depth = 0;
+    stack[depth++] = {subsets - 1, false};
+    while (depth > 0) {
+      const auto [s, expanded] = stack[--depth];
       if ((s & (s - 1)) == 0) continue;
       const std::size_t a = split[s], b = s & ~a;
       if (expanded) {
         plan.steps.push_back({a, b, kept[s]});
         continue;
       }
-      stack.push_back({s, true});
-      stack.push_back({b, false});
-      stack.push_back({a, false});
+      stack[depth++] = {s, true};
+      stack[depth++] = {b, false};
+      stack[depth++] = {a, false};
     }
     plan.cost = cost[subsets - 1];
     return plan;

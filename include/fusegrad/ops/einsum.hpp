@@ -128,7 +128,8 @@ struct einsum_op : Text {
   static constexpr std::string_view backward_name = "EinsumBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static constexpr std::size_t arity = N;
-  static_assert(N <= 64, "fusegrad::einsum takes at most 64 operands (its planner knows them as the bits of a word)");
+  static_assert(N <= detail::max_einsum_operands,
+                "fusegrad::einsum takes at most 64 operands (its planner knows them as the bits of a word)");
 
   template <ShapeLike... Ss>
   using result_shape = typename Text::template shape<Ss...>;

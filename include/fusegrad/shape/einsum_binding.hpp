@@ -38,14 +38,12 @@ struct einsum_binding {
   message_text error;
 };
 
+// Fills `bound`, which starts as a default einsum_binding. bind_einsum returns it as its one named result,
+// built in place and never copied: a binding is about a kilobyte, and every evaluation binds.
 template <std::size_t N>
-constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subscripts<N>& parsed,
-                                        std::span<const einsum_operand_shape, N> shapes) {
-  einsum_binding<N> bound;
-  const auto fail = [&](const message_text& why) {
-    bound.error = einsum_error_prefix(text) + why.view();
-    return bound;
-  };
+constexpr void bind_einsum_into(einsum_binding<N>& bound, std::string_view text, const einsum_subscripts<N>& parsed,
+                                std::span<const einsum_operand_shape, N> shapes) {
+  const auto fail = [&](const message_text& why) { bound.error = einsum_error_prefix(text) + why.view(); };
   bound.extent.fill(1);
   // How many axes "..." covers in each operand, and at most.
   std::array<std::size_t, N> ellipsis_rank{};
@@ -174,6 +172,13 @@ constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subs
     }
   }
   if (!fits) return fail("the result would have more than 8 axes; tensors have rank 8 at most");
+}
+
+template <std::size_t N>
+constexpr einsum_binding<N> bind_einsum(std::string_view text, const einsum_subscripts<N>& parsed,
+                                        std::span<const einsum_operand_shape, N> shapes) {
+  einsum_binding<N> bound;
+  bind_einsum_into(bound, text, parsed, shapes);
   return bound;
 }
 

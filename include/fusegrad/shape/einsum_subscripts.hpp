@@ -104,23 +104,34 @@ constexpr message_text einsum_error_prefix(std::string_view subscripts) {
   return out;
 }
 
-// Reads one term, text[begin, end): letters, spaces and at most one "...".
-constexpr message_text parse_einsum_term(std::string_view text, std::size_t begin, std::size_t end, einsum_term& term,
-                                         std::string_view whose) {
+// Reads one term, text[begin, end): letters, spaces and at most one "...". On a mistake, says
+// what is wrong in `why` and returns false; `operand` names the term (-1: the output). Nothing
+// is worded unless something is wrong: a tensor's einsum parses its subscripts on every call.
+constexpr bool parse_einsum_term(std::string_view text, std::size_t begin, std::size_t end, einsum_term& term,
+                                 std::ptrdiff_t operand, message_text& why) {
+  const auto whose = [&] {
+    if (operand < 0) return message_text("the output");
+    message_text name = "operand ";
+    append_number(name, std::size_t(operand));
+    return name;
+  };
   for (std::size_t i = begin; i < end; ++i) {
     const char c = text[i];
     if (c == ' ') continue;
-    message_text why;
     if (c == '.') {
       if (!starts_at(text, i, "...") || i + 3 > end) {
         why = "'.' at index ";
         append_number(why, i);
-        return why + " is not part of an ellipsis \"...\"";
+        why += " is not part of an ellipsis \"...\"";
+        return false;
       }
       if (term.ellipsis >= 0) {
         why = "a second \"...\" at index ";
         append_number(why, i);
-        return why + " in " + whose + "; a term has at most one";
+        why += " in ";
+        why += whose().view();
+        why += "; a term has at most one";
+        return false;
       }
       term.ellipsis = std::ptrdiff_t(term.count);
       i += 2;
@@ -132,28 +143,27 @@ constexpr message_text parse_einsum_term(std::string_view text, std::size_t begi
       why += c;
       why += "' at index ";
       append_number(why, i);
-      return why + " is not a subscript; subscripts are the letters a-z and A-Z, with \"...\", ',' and \"->\"";
+      why += " is not a subscript; subscripts are the letters a-z and A-Z, with \"...\", ',' and \"->\"";
+      return false;
     }
     if (term.count == Extents::max_rank) {
-      why = whose;
+      why = whose();
       why += " has more than ";
       append_number(why, Extents::max_rank);
-      return why + " subscripts; tensors have rank 8 at most";
+      why += " subscripts; tensors have rank 8 at most";
+      return false;
     }
     term.letters[term.count++] = einsum_label(label);
   }
-  return {};
+  return true;
 }
 
 // Parses PyTorch's einsum subscripts ("ij,jk->ik", "...ij->...ji", "ii", spaces allowed) for
-// N operands.
+// N operands into `parsed`, which starts as a default einsum_parsed. parse_einsum returns it as
+// its one named result, built in place and never copied (it is about a kilobyte).
 template <std::size_t N>
-constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
-  einsum_parsed<N> parsed;
-  const auto fail = [&](const message_text& why) {
-    parsed.error = einsum_error_prefix(text) + why.view();
-    return parsed;
-  };
+constexpr void parse_einsum_into(einsum_parsed<N>& parsed, std::string_view text) {
+  const auto fail = [&](const message_text& why) { parsed.error = einsum_error_prefix(text) + why.view(); };
   const std::size_t arrow = find_text(text, "->");
   if (arrow != std::string_view::npos && find_text(text, "->", arrow + 2) != std::string_view::npos)
     return fail("\"->\" appears twice");
@@ -171,13 +181,11 @@ constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
   for (std::size_t k = 0; k < N; ++k) {
     std::size_t end = begin;
     while (end < inputs_end && text[end] != ',') ++end;
-    message_text whose = "operand ";
-    append_number(whose, k);
-    if (message_text why = parse_einsum_term(text, begin, end, parsed.inputs[k], whose.view()); !why.empty())
-      return fail(why);
+    if (!parse_einsum_term(text, begin, end, parsed.inputs[k], std::ptrdiff_t(k), parsed.error))
+      return fail(parsed.error);  // the reason, which fail() words in full
     begin = end + 1;
   }
-  if (arrow == std::string_view::npos) return parsed;
+  if (arrow == std::string_view::npos) return;
   parsed.explicit_output = true;
   for (std::size_t i = arrow + 2; i < text.size(); ++i)
     if (text[i] == ',' || text[i] == '-' || text[i] == '>') {
@@ -187,20 +195,29 @@ constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
       append_number(why, i);
       return fail(why + " is in the output, which is one term");
     }
-  if (message_text why = parse_einsum_term(text, arrow + 2, text.size(), parsed.output, "the output"); !why.empty())
-    return fail(why);
+  if (!parse_einsum_term(text, arrow + 2, text.size(), parsed.output, -1, parsed.error)) return fail(parsed.error);
   // Output labels: each from some operand, none twice.
   const einsum_term& out = parsed.output;
   for (std::size_t k = 0; k < out.count; ++k) {
-    message_text why = "output label ";
-    append_label(why, out.letters[k]);
+    const auto label_text = [&] {
+      message_text why = "output label ";
+      append_label(why, out.letters[k]);
+      return why;
+    };
     for (std::size_t j = 0; j < k; ++j)
-      if (out.letters[j] == out.letters[k]) return fail(why + " appears twice; each output label names one axis");
+      if (out.letters[j] == out.letters[k])
+        return fail(label_text() + " appears twice; each output label names one axis");
     bool found = false;
     for (const einsum_term& in : parsed.inputs)
       for (std::size_t j = 0; j < in.count; ++j) found = found || in.letters[j] == out.letters[k];
-    if (!found) return fail(why + " appears in no operand");
+    if (!found) return fail(label_text() + " appears in no operand");
   }
+}
+
+template <std::size_t N>
+constexpr einsum_parsed<N> parse_einsum(std::string_view text) {
+  einsum_parsed<N> parsed;
+  parse_einsum_into(parsed, text);
   return parsed;
 }
 
