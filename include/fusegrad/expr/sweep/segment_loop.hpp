@@ -29,8 +29,8 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
   static_assert(std::is_copy_assignable_v<std::remove_reference_t<Consume>>,
                 "run_segment: a consumer of block values is copied into and out of the loop (see partial_block)");
-  // The segment's accumulators: a local, of which each block's backward is handed a copy (see
-  // partial_block), never stored in a frame, so that the compiler keeps it in registers.
+  // The segment's accumulators: a local, never stored in a frame; the loops work on copies of it
+  // (see partial_block), which the compiler keeps in registers.
   typename State::registers registers{};
   // One block, on the accumulators and the consumer it is handed.
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n, auto& lanes,
