@@ -70,7 +70,8 @@ TEST_F(BlockCache, HeapValuesAndGradientsOfAKibibyteAndUpAreCacheLineAligned) {
 // as 128 KiB of them lay free at the top of its heap, and every iteration would fault on their pages again.
 TEST_F(BlockCache, BlocksOfAKibibyteAndUpAreRecycled) {
   for (const std::size_t n : {std::size_t(128), std::size_t(512), std::size_t(4096)}) {  // 1, 4 and 32 KiB
-    fg::release_cached_memory();  // the last size's block
+    // The last size's block goes first.
+    fg::release_cached_memory();
     const double* first = nullptr;
     {
       const fg::Tensor t = fg::Tensor::zeros({n});

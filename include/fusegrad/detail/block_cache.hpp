@@ -52,12 +52,12 @@ class block_cache {
       c.retained.hand_out(bytes);
       return allocate_values(bytes);
     }
-    const block found{fit->second, fit->first};
+    const auto [found_bytes, found] = *fit;
     c.blocks.erase(fit);
-    c.retained.unkeep(found.bytes);
-    c.retained.hand_out(found.bytes);
-    bytes = found.bytes;
-    return found.p;
+    c.retained.unkeep(found_bytes);
+    c.retained.hand_out(found_bytes);
+    bytes = found_bytes;
+    return found;
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     blocks_of_thread* cache = per_thread<blocks_of_thread>();
@@ -96,10 +96,6 @@ class block_cache {
   }
 
  private:
-  struct block {
-    void* p;
-    std::size_t bytes;
-  };
   struct blocks_of_thread {
     // By size: a thread may keep thousands of blocks, each found and filed in logarithmic time.
     std::multimap<std::size_t, void*> blocks;
