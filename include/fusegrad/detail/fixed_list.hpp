@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <ranges>
 #include <span>
 #include <utility>
 
@@ -30,8 +29,7 @@ struct fixed_list {
   std::size_t count = 0;
 
   void push_back(V v) { items[count++] = std::move(v); }
-  template <std::ranges::input_range R>
-  void append(const R& values) {
+  void append(std::span<const V> values) {
     for (const auto& v : values) push_back(v);
   }
   [[nodiscard]] bool contains(const V& v) const {  // a plain loop: std::find stays a call here

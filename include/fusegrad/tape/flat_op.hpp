@@ -1,7 +1,8 @@
-// tape/flat_op.hpp -- flat_op: a one-op tape node's value and VJP run straight from its op spec on flat arrays.
+// tape/flat_op.hpp -- flat_op: a one-op tape node's value and VJP, straight from its op spec on whole arrays.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include <Eigen/Core>
 
@@ -11,16 +12,23 @@
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
 #include <fusegrad/expr/visit.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/tensor_sinks.hpp>
 
 namespace fusegrad::detail {
 
-// Most nodes of a taped graph hold one element-wise op whose operands have the output's
-// size (same-shaped or scalar tensors, nothing broadcast). For them the op spec's value and
-// VJP run on Eigen maps of the whole arrays: the same numbers as the fused sweep, without
-// the bookkeeping a one-op node cannot afford. A fused_node whose expression `applies`
-// checks operands_fit() at recording and comes here when it holds.
+// A one-op tape node (most of a taped graph: one element-wise op over tensors and numbers)
+// runs the op spec's value and VJP on Eigen maps of whole arrays: the same numbers as the
+// fused sweep, without the bookkeeping a one-op node cannot afford, and without compiling
+// the sweep for every op a program records. An operand meets the output's n elements in one
+// of three ways, found from its size on each call:
+//   full     -- it has n elements: a map of its values;
+//   uniform  -- it is one value (a number, a scalar tensor): an Eigen constant, and its
+//               gradient is the sum of its VJP;
+//   expanded -- any other broadcast: copied out to n values first (broadcast_into), and its
+//               gradient summed back (reduce_broadcast_into).
 template <class E>
 struct flat_op {
   using T = typename E::value_type;
@@ -38,39 +46,36 @@ struct flat_op {
       return false;
   }();
 
-  // Every operand has the output's n elements: nothing is broadcast.
-  static bool operands_fit(const E& e, std::size_t n) {
-    if constexpr (is_unary_expr_v<E>)
-      return size_of(e.x) == n;
-    else
-      return size_of(e.lhs) == n && size_of(e.rhs) == n;
-  }
-
   // The n values of the op into out.
   static void value(const E& e, std::size_t n, T* out) {
-    if (n == 1)
-      map<1>(out, 1) = op_value<1>(e, 1);
-    else
-      map(out, n) = op_value(e, n);
+    using Op = typename E::op;
+    if (n == 1) {  // every operand is one value
+      map<1>(out) = op_value_of_one(e);
+    } else if constexpr (is_unary_expr_v<E>) {
+      map(out, n) = Op::value(map(values_of(e.x), n));  // an element-wise op keeps its operand's shape
+    } else {
+      const binary_operands args(e, n);
+      args.apply([&](const auto& a, const auto& b) { map(out, n) = Op::value(a, b); });
+    }
   }
 
   // The VJP from the n values at grad_output, added into the operands' gradient destinations.
   static void backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
     if (n == 1)
-      backward_of_size<1>(e, 1, grad_output, sinks);
+      backward_of_one(e, grad_output, sinks);
+    else if constexpr (is_unary_expr_v<E>)
+      unary_backward(e, n, grad_output, sinks);
     else
-      backward_of_size(e, n, grad_output, sinks);
+      binary_backward(e, n, grad_output, sinks);
   }
 
  private:
-  // n values as a flat array; N = 1 for one element, which Eigen then handles as a
-  // fixed-size value (no loop, no call): a scalar tensor's op is a few instructions.
   template <int N = Eigen::Dynamic>
-  static Eigen::Map<Eigen::Array<T, N, 1>> map(T* p, std::size_t n) {
+  static Eigen::Map<Eigen::Array<T, N, 1>> map(T* p, std::size_t n = 1) {
     return {p, static_cast<Eigen::Index>(n)};
   }
   template <int N = Eigen::Dynamic>
-  static Eigen::Map<const Eigen::Array<T, N, 1>> map(const T* p, std::size_t n) {
+  static Eigen::Map<const Eigen::Array<T, N, 1>> map(const T* p, std::size_t n = 1) {
     return {p, static_cast<Eigen::Index>(n)};
   }
 
@@ -83,6 +88,13 @@ struct flat_op {
       return leaf.data();
   }
   template <class L>
+  static Extents extents_of(const L& leaf) {
+    if constexpr (is_tensor_v<L>)
+      return leaf.impl()->extents.get();
+    else
+      return leaf.extents();
+  }
+  template <class L>
   static std::size_t size_of(const L& leaf) {
     if constexpr (is_tensor_v<L>)
       return leaf.impl()->extents.size();
@@ -90,43 +102,149 @@ struct flat_op {
       return leaf.extents().size();
   }
 
-  template <int N = Eigen::Dynamic>
-  static auto op_value(const E& e, std::size_t n) {
+  // One element: Eigen handles fixed-size values without a loop or a call, so a scalar
+  // tensor's op is a few instructions.
+  static auto op_value_of_one(const E& e) {
     using Op = typename E::op;
     if constexpr (is_unary_expr_v<E>)
-      return Op::value(map<N>(values_of(e.x), n));
+      return Op::value(map<1>(values_of(e.x)));
     else
-      return Op::value(map<N>(values_of(e.lhs), n), map<N>(values_of(e.rhs), n));
+      return Op::value(map<1>(values_of(e.lhs)), map<1>(values_of(e.rhs)));
+  }
+  static void backward_of_one(const E& e, const T* grad_output, const tensor_sinks<T>& sinks) {
+    using Op = typename E::op;
+    const auto dy = map<1>(grad_output);
+    const auto add_vjps = [&](const auto& y) {
+      if constexpr (is_unary_expr_v<E>) {
+        if (T* g = sinks.sink_for(e.x)) map<1>(g) += Op::vjp(dy, map<1>(values_of(e.x)), y);
+      } else {
+        const auto a = map<1>(values_of(e.lhs));
+        const auto b = map<1>(values_of(e.rhs));
+        if (T* g = sinks.sink_for(e.lhs)) map<1>(g) += Op::vjp_lhs(dy, a, b, y);
+        if (T* g = sinks.sink_for(e.rhs)) map<1>(g) += Op::vjp_rhs(dy, a, b, y);
+      }
+    };
+    if constexpr (needs_output(Op::needs))
+      add_vjps(Eigen::Array<T, 1, 1>(op_value_of_one(e)));  // into a register, once
+    else
+      add_vjps(op_value_of_one(e));  // y is never evaluated
   }
 
-  // The output values, when the VJP reads them, are recomputed (once, not once per use):
-  // into a register for one element, else into a buffer.
-  template <int N = Eigen::Dynamic>
-  static void backward_of_size(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
+  // A VJP that reads the output gets it computed once into a buffer, not once per use.
+  static void unary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
     using Op = typename E::op;
-    const auto dy = map<N>(grad_output, n);
-    if constexpr (!needs_output(Op::needs)) {
-      add_operand_vjps<N>(e, n, dy, op_value<N>(e, n), sinks);  // y is never evaluated
-    } else if constexpr (N == 1) {
-      const Eigen::Array<T, 1, 1> y = op_value<1>(e, 1);
-      add_operand_vjps<1>(e, 1, dy, y, sinks);
+    T* g = sinks.sink_for(e.x);
+    if (!g) return;
+    const auto dy = map(grad_output, n);
+    const auto x = map(values_of(e.x), n);
+    if constexpr (needs_output(Op::needs)) {
+      small_buffer<T> y(n);
+      map(y.data(), n) = Op::value(x);
+      map(g, n) += Op::vjp(dy, x, map(static_cast<const T*>(y.data()), n));
     } else {
-      small_buffer<T> kept(n);
-      map<N>(kept.data(), n) = op_value<N>(e, n);
-      add_operand_vjps<N>(e, n, dy, map<N>(static_cast<const T*>(kept.data()), n), sinks);
+      map(g, n) += Op::vjp(dy, x, Op::value(x));  // y is never evaluated
     }
   }
-  template <int N, class Dy, class Y>
-  static void add_operand_vjps(const E& e, std::size_t n, const Dy& dy, const Y& y, const tensor_sinks<T>& sinks) {
-    using Op = typename E::op;
-    if constexpr (is_unary_expr_v<E>) {
-      if (T* g = sinks.sink_for(e.x)) map<N>(g, n) += Op::vjp(dy, map<N>(values_of(e.x), n), y);
-    } else {
-      const auto a = map<N>(values_of(e.lhs), n);
-      const auto b = map<N>(values_of(e.rhs), n);
-      if (T* g = sinks.sink_for(e.lhs)) map<N>(g, n) += Op::vjp_lhs(dy, a, b, y);
-      if (T* g = sinks.sink_for(e.rhs)) map<N>(g, n) += Op::vjp_rhs(dy, a, b, y);
+
+  enum class layout : unsigned char { full, uniform, expanded };
+
+  // One operand of a binary op as the output's elements see it.
+  struct operand {
+    const T* values;  // an expanded operand's: copied out to the output's shape
+    layout how;
+    const Extents* own = nullptr;  // an expanded operand's extents: its gradient is summed back to them
+  };
+
+  // The two operands of a binary op over n output elements.
+  struct binary_operands {
+    std::size_t n;
+    operand lhs, rhs;
+    // What expanding takes; made only for an operand broadcast other than from one value, so that
+    // the common call initialises none of it.
+    struct expansion {
+      expansion(const Extents& output_extents, const Extents& lhs_extents, const Extents& rhs_extents)
+          : output(output_extents), lhs(lhs_extents), rhs(rhs_extents) {}
+      Extents output, lhs, rhs;
+      small_buffer<T> lhs_values, rhs_values;
+    };
+    std::optional<expansion> expanded;
+
+    binary_operands(const E& e, std::size_t n)
+        : n(n), lhs{values_of(e.lhs), layout_of(size_of(e.lhs))}, rhs{values_of(e.rhs), layout_of(size_of(e.rhs))} {
+      if (lhs.how == layout::expanded || rhs.how == layout::expanded) [[unlikely]] {
+        expansion& x = expanded.emplace(e.extents(), extents_of(e.lhs), extents_of(e.rhs));
+        expand(lhs, x.lhs, x.lhs_values, x.output);
+        expand(rhs, x.rhs, x.rhs_values, x.output);
+      }
     }
+    [[nodiscard]] layout layout_of(std::size_t size) const {
+      return size == n ? layout::full : size == 1 ? layout::uniform : layout::expanded;
+    }
+    void expand(operand& side, const Extents& own, small_buffer<T>& copy, const Extents& output) const {
+      if (side.how != layout::expanded) return;
+      copy.resize(n);
+      broadcast_into(copy.data(), side.values, own, output);
+      side.values = copy.data();
+      side.own = &own;
+    }
+
+    // f(a, b) with the operands as Eigen expressions of n values: a map each, or a constant
+    // for the uniform one (only one can be: the output has more than one element).
+    template <class F>
+    void apply(F&& f) const {
+      if (lhs.how == layout::uniform)
+        f(constant(lhs), map(rhs.values, n));
+      else if (rhs.how == layout::uniform)
+        f(map(lhs.values, n), constant(rhs));
+      else
+        f(map(lhs.values, n), map(rhs.values, n));
+    }
+    [[nodiscard]] auto constant(const operand& side) const {
+      return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(static_cast<Eigen::Index>(n), side.values[0]);
+    }
+
+    // Adds into g the gradient of `side`, from its VJP over the output's n elements.
+    template <class Vjp>
+    void add(const operand& side, T* g, const Vjp& vjp) const {
+      switch (side.how) {
+        case layout::full:
+          map(g, n) += vjp;
+          break;
+        case layout::uniform:
+          g[0] += vjp.sum();
+          break;
+        case layout::expanded: {
+          small_buffer<T> full(n);
+          map(full.data(), n) = vjp;
+          reduce_broadcast_into(g, static_cast<const T*>(full.data()), expanded->output, *side.own);
+          break;
+        }
+      }
+    }
+  };
+
+  static void binary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
+    using Op = typename E::op;
+    T* const lhs_grad = sinks.sink_for(e.lhs);
+    T* const rhs_grad = sinks.sink_for(e.rhs);
+    if (!lhs_grad && !rhs_grad) return;
+    const binary_operands args(e, n);
+    const auto dy = map(grad_output, n);
+    small_buffer<T> kept;  // the output, when the VJPs read it
+    if constexpr (needs_output(Op::needs)) {
+      kept.resize(n);
+      args.apply([&](const auto& a, const auto& b) { map(kept.data(), n) = Op::value(a, b); });
+    }
+    args.apply([&](const auto& a, const auto& b) {
+      const auto add_vjps = [&](const auto& y) {
+        if (lhs_grad) args.add(args.lhs, lhs_grad, Op::vjp_lhs(dy, a, b, y));
+        if (rhs_grad) args.add(args.rhs, rhs_grad, Op::vjp_rhs(dy, a, b, y));
+      };
+      if constexpr (needs_output(Op::needs))
+        add_vjps(map(static_cast<const T*>(kept.data()), n));
+      else
+        add_vjps(Op::value(a, b));  // y is never evaluated
+    });
   }
 };
 

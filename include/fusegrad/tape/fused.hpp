@@ -92,7 +92,10 @@ template <class E>
     }
     if (!is_grad_enabled() || needing_grad.empty()) {
       BasicTensor<T> out = BasicTensor<T>::empty(extents);
-      detail::evaluate_into(expr, extents, out.impl()->storage->data);
+      if constexpr (detail::flat_op<node_type>::applies)
+        detail::flat_op<node_type>::value(expr, extents.size(), out.impl()->storage->data);
+      else
+        detail::evaluate_into(expr, extents, out.impl()->storage->data);
       return out;
     }
     using recorded = detail::fused_node<node_type>;

@@ -65,7 +65,7 @@ class fused_node final : public node<typename E::value_type> {
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
   using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
 
-  // One element-wise op on tensors and numbers: flat_op runs it when nothing is broadcast.
+  // One element-wise op on tensors and numbers (most nodes of a taped graph): flat_op runs it, not the sweep.
   static constexpr bool single_op = flat_op<E>::applies;
 
   template <class X>
@@ -82,7 +82,6 @@ class fused_node final : public node<typename E::value_type> {
       edges_[k] = {grad_leaves.items[k]->grad_fn, grad_leaves.items[k]};
     this->input_edges = edges_.data();
     this->input_count = static_cast<std::uint32_t>(grad_leaves.size());
-    if constexpr (single_op) flat_ = flat_op<E>::operands_fit(expr_, this->size);
   }
   fused_node(const fused_node&) = delete;
   fused_node& operator=(const fused_node&) = delete;
@@ -118,7 +117,10 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) {
-    if (!evaluate_flat(out)) evaluate_into(expr_, output_extents(), out, &saved_);
+    if constexpr (single_op)
+      flat_op<E>::value(expr_, this->size, out);
+    else
+      evaluate_into(expr_, output_extents(), out, &saved_);
     if (anomaly_detection) [[unlikely]]
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
@@ -144,12 +146,8 @@ class fused_node final : public node<typename E::value_type> {
       if (unfilled) sinks.take_unfilled(expr_, unfilled);
     }
     if constexpr (single_op) {
-      if (flat_) {  // most taped nodes: the op spec's VJP on flat maps (never deferred: value_out is null)
-        flat_op<E>::backward(expr_, this->size, grad_output, sinks);
-        return;
-      }
-    }
-    if constexpr (deferrable) {
+      flat_op<E>::backward(expr_, this->size, grad_output, sinks);  // never deferred: value_out is null
+    } else if constexpr (deferrable) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
       // is swept once, forward and reverse in one loop.
       const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
@@ -233,17 +231,6 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  // The value of a flat single op, straight from the op spec; false when the sweep must run.
-  bool evaluate_flat(T* out) const {
-    if constexpr (single_op) {
-      if (flat_) {
-        flat_op<E>::value(expr_, this->size, out);
-        return true;
-      }
-    }
-    return false;
-  }
-
   // `what` is what would come out wrong: "its value" (a deferred value) or "its gradient".
   // The check runs for every node of every backward; the messages are built out of line.
   void check_versions(const char* what) const {
@@ -289,18 +276,12 @@ class fused_node final : public node<typename E::value_type> {
   // What the root's op saved for its VJPs when the value was computed; the first backward takes it.
   [[no_unique_address]] saved_by_root_t<E> saved_;
   bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
-  bool flat_ = false;      // flat_op<E>::operands_fit, decided at recording
   // The output's extents, which the sweep of a node of several ops reads on every call. A
-  // one-op node, most of a taped graph, recomputes them from its operands in the rare case
-  // it needs them (broadcasting): a retained taped op is 80 bytes smaller.
-  struct extents_of_operands {};
-  [[no_unique_address]] std::conditional_t<single_op, extents_of_operands, Extents> extents_;
-  [[nodiscard]] decltype(auto) output_extents() const {
-    if constexpr (single_op)
-      return expr_.extents();
-    else
-      return (extents_);
-  }
+  // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
+  // then): a retained taped op is 80 bytes smaller.
+  struct no_extents {};
+  [[no_unique_address]] std::conditional_t<single_op, no_extents, Extents> extents_;
+  [[nodiscard]] const Extents& output_extents() const requires(!single_op) { return extents_; }
 };
 
 }  // namespace fusegrad::detail

@@ -2,7 +2,12 @@
 #pragma once
 
 #include <atomic>
+
+#if __has_include(<sched.h>)
+#include <sched.h>
+#else
 #include <thread>
+#endif
 
 namespace fusegrad::detail {
 
@@ -11,11 +16,20 @@ namespace fusegrad::detail {
 class spin_lock {
  public:
   void lock() noexcept {
-    while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+    while (flag_.test_and_set(std::memory_order_acquire)) yield();
   }
   void unlock() noexcept { flag_.clear(std::memory_order_release); }
 
  private:
+  // What std::this_thread::yield does, without <thread>: that header (stop tokens,
+  // semaphores) costs every translation unit that includes the tape about 3,500 lines.
+  static void yield() noexcept {
+#if __has_include(<sched.h>)
+    sched_yield();
+#else
+    std::this_thread::yield();
+#endif
+  }
   std::atomic_flag flag_;  // clear (C++20)
 };
 

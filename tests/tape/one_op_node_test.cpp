@@ -1,0 +1,146 @@
+// tape/one_op_node_test.cpp -- a node of one element-wise op (most of a taped graph): its value and gradients when
+// the operands have the output's shape, when one is a single value, and when one is broadcast some other way.
+#include <gtest/gtest.h>
+
+#include <fusegrad/fusegrad.hpp>
+
+#include "support/expect_array.hpp"
+
+namespace {
+
+namespace fg = fusegrad;
+using fg::Extents;
+using fg::test::expect_array_near;
+
+template <class T>
+class OneOpNode : public ::testing::Test {
+ protected:
+  using Tensor = fg::BasicTensor<T>;
+  static constexpr double tolerance = sizeof(T) == sizeof(float) ? 1e-6 : 1e-14;
+
+  // a = [[1, 2, 3], [4, 5, 6]] and the gradient g = [[1, 0, 2], [0, 3, 1]] arriving at a (2, 3) result.
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  Tensor g = Tensor::from({1, 0, 2, 0, 3, 1}, {2, 3});
+  Tensor s = Tensor::scalar(T(2)).requires_grad_();
+};
+using Scalars = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(OneOpNode, Scalars);
+
+TYPED_TEST(OneOpNode, SameShapedOperands) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor b = Tensor::from({6, 5, 4, 3, 2, 1}, {2, 3}).requires_grad_();
+  const Tensor y = this->a * b;
+  EXPECT_EQ(y.grad_fn_name(), "MulBackward");
+  expect_array_near(y.eigen(), {6, 10, 12, 12, 10, 6});
+  y.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {6, 0, 8, 0, 6, 1});  // g * b
+  expect_array_near(b.grad().eigen(), {1, 0, 6, 0, 15, 6});       // g * a
+}
+
+// A scalar tensor's gradient is the sum of its VJP over the output.
+TYPED_TEST(OneOpNode, AScalarTensorOnEitherSide) {
+  using Tensor = typename TestFixture::Tensor;
+  const double tol = TestFixture::tolerance;
+  const Tensor times = this->a * this->s;
+  expect_array_near(times.eigen(), {2, 4, 6, 8, 10, 12});
+  times.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {2, 0, 4, 0, 6, 2});  // g s
+  expect_array_near(this->s.grad().eigen(), {28});                // sum(g a)
+
+  this->a.zero_grad();
+  this->s.zero_grad();
+  const Tensor over = this->s / this->a;  // the VJP of b reads the output: -g y / b
+  expect_array_near(over.eigen(), {2, 1, 2.0 / 3, 0.5, 0.4, 1.0 / 3}, tol);
+  over.backward(this->g);
+  expect_array_near(this->s.grad().eigen(), {1 + 2.0 / 3 + 3.0 / 5 + 1.0 / 6}, tol);           // sum(g / a)
+  expect_array_near(this->a.grad().eigen(), {-2, 0, -4.0 / 9, 0, -6.0 / 25, -1.0 / 18}, tol);  // -g s / a^2
+
+  this->a.zero_grad();
+  this->s.zero_grad();
+  const Tensor divided = this->a / this->s;
+  divided.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {0.5, 0, 1, 0, 1.5, 0.5}, tol);  // g / s
+  expect_array_near(this->s.grad().eigen(), {-7}, tol);                      // -sum(g a) / s^2
+}
+
+TYPED_TEST(OneOpNode, ANumberOnEitherSide) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor y = TypeParam(2) - this->a;
+  EXPECT_EQ(y.grad_fn_name(), "SubBackward");
+  expect_array_near(y.eigen(), {1, 0, -1, -2, -3, -4});
+  y.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {-1, 0, -2, 0, -3, -1});
+  const Tensor z = this->a * TypeParam(3);
+  z.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {2, 0, 4, 0, 6, 2});  // -g + 3 g
+}
+
+// An operand broadcast along some axes but not all: its gradient is summed over those axes.
+TYPED_TEST(OneOpNode, AnOperandBroadcastAlongSomeAxes) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor b = Tensor::from({10, 20, 30}, {3}).requires_grad_();
+  const Tensor y = this->a + b;
+  expect_array_near(y.eigen(), {11, 22, 33, 14, 25, 36});
+  y.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {1, 0, 2, 0, 3, 1});
+  expect_array_near(b.grad().eigen(), {1, 3, 3});  // g summed over rows
+}
+
+// (3, 1) and (1, 4) make a (3, 4): both operands are broadcast.
+TYPED_TEST(OneOpNode, BothOperandsBroadcast) {
+  using Tensor = typename TestFixture::Tensor;
+  const double tol = TestFixture::tolerance;
+  Tensor u = Tensor::from({1, 2, 3}, {3, 1}).requires_grad_();
+  Tensor v = Tensor::from({1, 2, 4, 8}, {1, 4}).requires_grad_();
+  const Tensor h = Tensor::from({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {3, 4});  // the gradient arriving
+
+  const Tensor product = u * v;
+  EXPECT_EQ(product.shape(), (Extents{3, 4}));
+  expect_array_near(product.eigen(), {1, 2, 4, 8, 2, 4, 8, 16, 3, 6, 12, 24});
+  product.backward(h);
+  expect_array_near(u.grad().eigen(), {34, 94, 154});     // sum_j h_ij v_j
+  expect_array_near(v.grad().eigen(), {32, 38, 44, 50});  // sum_i h_ij u_i
+
+  u.zero_grad();
+  v.zero_grad();
+  const Tensor quotient = u / v;  // the VJP of v reads the output
+  expect_array_near(quotient.eigen(), {1, 0.5, 0.25, 0.125, 2, 1, 0.5, 0.25, 3, 1.5, 0.75, 0.375}, tol);
+  quotient.backward(h);
+  expect_array_near(u.grad().eigen(), {1.375, 8.875, 16.375}, tol);        // sum_j h_ij / v_j
+  expect_array_near(v.grad().eigen(), {-32, -9.5, -2.75, -0.78125}, tol);  // -sum_i h_ij u_i / v_j^2
+}
+
+TYPED_TEST(OneOpNode, OneTensorOnBothSides) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor y = this->a * this->a;
+  y.backward(this->g);
+  expect_array_near(this->a.grad().eigen(), {2, 0, 12, 0, 30, 12});  // 2 g a
+}
+
+TYPED_TEST(OneOpNode, ValuesWithoutRecording) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor u = Tensor::from({1, 2, 3}, {3, 1});
+  const Tensor w = Tensor::from({1, 2, 3, 4, 5, 6}, {1, 6}).requires_grad_();
+  const fg::NoGradGuard no_grad;
+  const Tensor y = u - w;
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_EQ(y.shape(), (Extents{3, 6}));
+  expect_array_near(y.eigen(), {0, -1, -2, -3, -4, -5, 1, 0, -1, -2, -3, -4, 2, 1, 0, -1, -2, -3});
+  const Tensor scaled = this->a * this->s;
+  EXPECT_FALSE(scaled.requires_grad());
+  expect_array_near(scaled.eigen(), {2, 4, 6, 8, 10, 12});
+}
+
+// An empty output: nothing to add, and the broadcast operand's gradient is zeros.
+TYPED_TEST(OneOpNode, AnEmptyOutput) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor e = Tensor::zeros({0, 3}).requires_grad_();
+  Tensor b = Tensor::from({1, 2, 3}, {3}).requires_grad_();
+  const Tensor y = e * b;
+  EXPECT_EQ(y.shape(), (Extents{0, 3}));
+  y.backward(Tensor::zeros({0, 3}));
+  expect_array_near(b.grad().eigen(), {0, 0, 0});
+  EXPECT_EQ(e.grad().numel(), 0);
+}
+
+}  // namespace
