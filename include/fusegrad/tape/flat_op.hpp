@@ -156,8 +156,9 @@ struct flat_op {
   };
 
   // The two operands of a binary op over n output elements.
+  // It points into itself (an expanded operand's values and extents): it is made in place, never copied or moved.
   struct binary_operands {
-    std::size_t n;
+    std::size_t n;  // before lhs and rhs: their initialisers read it
     operand lhs, rhs;
     // What expanding takes; made only for an operand broadcast other than from one value, so that
     // the common call initialises none of it.
@@ -166,17 +167,22 @@ struct flat_op {
           : output(output_extents), lhs(lhs_extents), rhs(rhs_extents) {}
       Extents output, lhs, rhs;
       small_buffer<T> lhs_values, rhs_values;
+      // An expanded operand's VJP over the output, before it is summed back: sized before any gradient is added,
+      // so that a failed allocation leaves every gradient as it was.
+      small_buffer<T> vjp;
     };
     std::optional<expansion> expanded;
 
-    binary_operands(const E& e, std::size_t n)
-        : n(n), lhs{values_of(e.lhs), layout_of(size_of(e.lhs))}, rhs{values_of(e.rhs), layout_of(size_of(e.rhs))} {
+    binary_operands(const E& e, std::size_t size)
+        : n(size), lhs{values_of(e.lhs), layout_of(size_of(e.lhs))}, rhs{values_of(e.rhs), layout_of(size_of(e.rhs))} {
       if (lhs.how == layout::expanded || rhs.how == layout::expanded) [[unlikely]] {
         expansion& x = expanded.emplace(e.extents(), extents_of(e.lhs), extents_of(e.rhs));
         expand(lhs, x.lhs, x.lhs_values, x.output);
         expand(rhs, x.rhs, x.rhs_values, x.output);
       }
     }
+    binary_operands(const binary_operands&) = delete;
+    binary_operands& operator=(const binary_operands&) = delete;
     [[nodiscard]] layout layout_of(std::size_t size) const {
       return size == n ? layout::full : size == 1 ? layout::uniform : layout::expanded;
     }
@@ -205,7 +211,7 @@ struct flat_op {
 
     // Adds into g the gradient of `side`, from its VJP over the output's n elements.
     template <class Vjp>
-    void add(const operand& side, T* g, const Vjp& vjp) const {
+    void add(const operand& side, T* g, const Vjp& vjp) {
       switch (side.how) {
         case layout::full:
           map(g, n) += vjp;
@@ -213,12 +219,10 @@ struct flat_op {
         case layout::uniform:
           g[0] += vjp.sum();
           break;
-        case layout::expanded: {
-          small_buffer<T> full(n);
-          map(full.data(), n) = vjp;
-          reduce_broadcast_into(g, static_cast<const T*>(full.data()), expanded->output, *side.own);
+        case layout::expanded:
+          map(expanded->vjp.data(), n) = vjp;
+          reduce_broadcast_into(g, static_cast<const T*>(expanded->vjp.data()), expanded->output, *side.own);
           break;
-        }
       }
     }
   };
@@ -228,7 +232,9 @@ struct flat_op {
     T* const lhs_grad = sinks.sink_for(e.lhs);
     T* const rhs_grad = sinks.sink_for(e.rhs);
     if (!lhs_grad && !rhs_grad) return;
-    const binary_operands args(e, n);
+    binary_operands args(e, n);
+    if ((args.lhs.how == layout::expanded && lhs_grad) || (args.rhs.how == layout::expanded && rhs_grad)) [[unlikely]]
+      args.expanded->vjp.resize(n);
     const auto dy = map(grad_output, n);
     small_buffer<T> kept;  // the output, when the VJPs read it
     if constexpr (needs_output(Op::needs)) {
