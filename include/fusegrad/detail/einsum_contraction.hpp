@@ -56,9 +56,10 @@ class einsum_contraction {
   // Every operand as a term (reduce_operand), and the plan that contracts them into the output.
   [[nodiscard]] einsum_planned_terms<T> planned_terms() const {
     einsum_planned_terms<T> planned{reduced_terms(), {}};
-    std::vector<einsum_label_set> sets;
-    for (const einsum_term_values<T>& t : planned.terms) sets.push_back(t.label_set());
-    planned.plan = plan_einsum(std::span<const einsum_label_set>(sets), output_set(), extent_.all());
+    std::array<einsum_label_set, max_einsum_operands> sets;  // filled up to the operand count
+    for (std::size_t k = 0; k < planned.terms.size(); ++k) sets[k] = planned.terms[k].label_set();
+    planned.plan =
+        plan_einsum(std::span<const einsum_label_set>(sets.data(), planned.terms.size()), output_set(), extent_.all());
     return planned;
   }
 
@@ -66,10 +67,12 @@ class einsum_contraction {
   [[nodiscard]] std::vector<einsum_term_values<T>> reduced_terms() const {
     // The labels each operand really varies along: a broadcast axis (extent 1 under a larger
     // label) does not count.
-    std::array<einsum_label_set, max_einsum_operands> varies{};
-    for (std::size_t k = 0; k < inputs_.size(); ++k)
+    std::array<einsum_label_set, max_einsum_operands> varies;  // filled up to the operand count
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      varies[k] = 0;
       for (std::size_t a = 0; a < inputs_[k].labels.size(); ++a)
         if (!extent_.broadcast_axis(inputs_[k], a)) varies[k] |= einsum_label_set(1) << inputs_[k].labels[a];
+    }
     std::vector<einsum_term_values<T>> terms;
     terms.reserve(inputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include <fusegrad/detail/einsum_backward.hpp>
 #include <fusegrad/detail/einsum_engine.hpp>
@@ -139,19 +139,24 @@ struct einsum_op : Text {
 
   template <class... E>
   [[nodiscard]] Extents result_extents(const E&... e) const {
-    const detail::einsum_binding<N> b = bind(std::array<Extents, N>{e...});
+    std::optional<detail::einsum_binding<N>> own;
+    const detail::einsum_binding<N>& b = bind_into(own, std::array<Extents, N>{e...});
     std::array<std::size_t, Extents::max_rank> out{};
     for (std::size_t a = 0; a < b.output_rank; ++a) out[a] = b.extent[b.output[a]];
     return Extents(std::span<const std::size_t>(out.data(), b.output_rank));
   }
 
-  // The forward evaluation's terms, plan and intermediate products (SavesForBackward), which the joint VJP reads.
+  // What the forward evaluation keeps for the joint VJP (SavesForBackward): the subscripts bound to the operands'
+  // extents and, with three operands or more, the terms, plan and intermediate products.
   template <class T>
-  using saved_type = detail::einsum_saved<T>;
+  struct saved_type : detail::einsum_saved<T> {
+    std::optional<detail::einsum_binding<N>> binding;
+  };
 
   template <class T>
   void value(T* y, const operands<T, N>& in, saved_type<T>* saved = nullptr) const {
-    const detail::einsum_binding<N> b = bind(in.extents);
+    std::optional<detail::einsum_binding<N>> own;
+    const detail::einsum_binding<N>& b = bind_into(saved ? saved->binding : own, in.extents);
     const auto inputs = inputs_of(b, in);
     detail::einsum_evaluate<T>(std::span<const detail::einsum_input<T>>(inputs),
                                std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, y,
@@ -160,16 +165,41 @@ struct einsum_op : Text {
 
   template <std::size_t I, class T>
   void vjp(T* dx, const T* dy, const operands<T, N>& in, const T* /*y*/) const {
-    const detail::einsum_binding<N> b = bind(in.extents);
+    std::optional<detail::einsum_binding<N>> own;
+    operand_vjp<I>(bind_into(own, in.extents), dx, dy, in);
+  }
+
+  // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise
+  // contractions, which the operands' gradients share, reading those the forward evaluation kept in `saved`; with
+  // one or two, each operand's vjp. Either way with the binding the forward evaluation kept, if it did.
+  template <class T>
+  void vjp_all(const std::array<T*, N>& dx, const T* dy, const operands<T, N>& in, const T* /*y*/,
+               saved_type<T>* saved = nullptr) const {
+    std::optional<detail::einsum_binding<N>> own;
+    const detail::einsum_binding<N>& b = saved && saved->binding ? *saved->binding : bind_into(own, in.extents);
+    if constexpr (N < 3) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) { ((dx[I] ? operand_vjp<I>(b, dx[I], dy, in) : void()), ...); }
+      (std::make_index_sequence<N>{});
+    } else {
+      const auto inputs = inputs_of(b, in);
+      detail::einsum_backward<T>(std::span<const detail::einsum_input<T>>(inputs),
+                                 std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, dy,
+                                 std::span<T* const>(dx), saved);
+    }
+  }
+
+ private:
+  // The gradient of operand I: the einsum of dy with the other operands onto its term.
+  template <std::size_t I, class T>
+  void operand_vjp(const detail::einsum_binding<N>& b, T* dx, const T* dy, const operands<T, N>& in) const {
     const auto all = inputs_of(b, in);
-    // The einsum of dy with the other operands onto operand I's term.
     std::array<std::size_t, Extents::max_rank> output_extents{};
     for (std::size_t a = 0; a < b.output_rank; ++a) output_extents[a] = b.extent[b.output[a]];
-    std::vector<detail::einsum_input<T>> inputs;
-    inputs.push_back({dy, std::span<const detail::einsum_label>(b.output.data(), b.output_rank),
-                      std::span<const std::size_t>(output_extents.data(), b.output_rank)});
-    for (std::size_t k = 0; k < N; ++k)
-      if (k != I) inputs.push_back(all[k]);
+    std::array<detail::einsum_input<T>, N> inputs;  // dy, then every operand but I
+    inputs[0] = {dy, std::span<const detail::einsum_label>(b.output.data(), b.output_rank),
+                 std::span<const std::size_t>(output_extents.data(), b.output_rank)};
+    for (std::size_t k = 0, next = 1; k < N; ++k)
+      if (k != I) inputs[next++] = all[k];
     const detail::einsum_label_extents extents(b.extent);
     detail::einsum_term_values<T> g;
     g.labels = extents.gradient_labels(all[I]);
@@ -183,37 +213,23 @@ struct einsum_op : Text {
     extents.scatter_gradient(all[I], g, dx);
   }
 
-  // Every operand's gradient at once (JointVjp): with three operands or more, backward through the pairwise
-  // contractions, which the operands' gradients share, reading those the forward evaluation kept in `saved`; with
-  // one or two, each operand's vjp.
-  template <class T>
-  void vjp_all(const std::array<T*, N>& dx, const T* dy, const operands<T, N>& in, const T* y,
-               saved_type<T>* saved = nullptr) const {
-    if constexpr (N < 3) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((dx[I] ? this->template vjp<I>(dx[I], dy, in, y) : void()), ...);
-      }
-      (std::make_index_sequence<N>{});
-    } else {
-      const detail::einsum_binding<N> b = bind(in.extents);
-      const auto inputs = inputs_of(b, in);
-      detail::einsum_backward<T>(std::span<const detail::einsum_input<T>>(inputs),
-                                 std::span<const detail::einsum_label>(b.output.data(), b.output_rank), b.extent, dy,
-                                 std::span<T* const>(dx), saved);
-    }
-  }
-
- private:
-  // The subscripts bound to run-time extents: throws shape_error for extents that do not fit.
-  [[nodiscard]] detail::einsum_binding<N> bind(const std::array<Extents, N>& extents) const {
+  // The subscripts bound to run-time extents, made in `slot` (a binding is about a kilobyte: not copied); throws
+  // shape_error for extents that do not fit.
+  const detail::einsum_binding<N>& bind_into(std::optional<detail::einsum_binding<N>>& slot,
+                                             const std::array<Extents, N>& extents) const {
     std::array<detail::einsum_operand_shape, N> shapes{};
     for (std::size_t k = 0; k < N; ++k) {
       shapes[k].rank = extents[k].rank();
       for (std::size_t a = 0; a < extents[k].rank(); ++a) shapes[k].extents[a] = extents[k][a];
     }
-    detail::einsum_binding<N> b = detail::bind_einsum<N>(this->text(), this->subscripts(),
-                                                         std::span<const detail::einsum_operand_shape, N>(shapes));
-    if (!b.error.empty()) throw shape_error("fusegrad::" + b.error.str());
+    detail::einsum_binding<N>& b = slot.emplace();
+    detail::bind_einsum_into<N>(b, this->text(), this->subscripts(),
+                                std::span<const detail::einsum_operand_shape, N>(shapes));
+    if (!b.error.empty()) {
+      const std::string message = "fusegrad::" + b.error.str();
+      slot.reset();
+      throw shape_error(message);
+    }
     return b;
   }
   template <class T>
