@@ -278,6 +278,50 @@ TYPED_TEST(Bridge, DeferredValuesSettleOnceAndForgetTheirInputs) {
   EXPECT_EQ(x.eigen().sum(), TypeParam(33));
 }
 
+// --- deferred values of one-element element-wise roots ---------------------------------------------
+
+// B4's expression on scalar tensors: one node of seven ops whose value is one element, deferred. Its backward
+// sweeps the chains forward before it reverses them, and writes the value it passes.
+TYPED_TEST(Bridge, OneElementValueComesFromTheBackwardSweep) {
+  using Tensor = typename TestFixture::Tensor;
+  using T = TypeParam;
+  Tensor x = TestFixture::param(0.5), y = TestFixture::param(2.0), z = TestFixture::param(1.5);
+  const double value = 0.5 * 2.0 + std::sin(0.5) * std::exp(1.5) - 2.0 / 1.5;
+  const Tensor f = x * y + fg::sin(x) * fg::exp(z) - y / z;
+  f.backward();  // value and gradient in one pass
+  EXPECT_NEAR(double(f.item()), value, std::abs(value) * TestFixture::closed);
+  EXPECT_NEAR(double(x.grad().item()), 2.0 + std::cos(0.5) * std::exp(1.5), 5 * TestFixture::closed);
+  EXPECT_NEAR(double(y.grad().item()), 0.5 - 1.0 / 1.5, TestFixture::closed);
+  EXPECT_NEAR(double(z.grad().item()), std::sin(0.5) * std::exp(1.5) + 2.0 / (1.5 * 1.5), 5 * TestFixture::closed);
+  // Read first, then backward: the same value, and the gradients add up.
+  const Tensor g = x * y + fg::sin(x) * fg::exp(z) - y / z;
+  EXPECT_NEAR(double(g.item()), value, std::abs(value) * TestFixture::closed);
+  g.backward();
+  EXPECT_NEAR(double(g.item()), value, std::abs(value) * TestFixture::closed);
+  EXPECT_NEAR(double(y.grad().item()), 2 * (0.5 - 1.0 / 1.5), TestFixture::closed);
+  // An upstream gradient scales the gradients, not the value; twice through a retained graph.
+  x.zero_grad();
+  const Tensor h = fg::square(x) * y;  // 0.5; d/dx = 2 x y = 2
+  h.backward(Tensor::scalar(T(3)), {.retain_graph = true});
+  h.backward(Tensor::scalar(T(3)));
+  EXPECT_EQ(h.item(), T(0.5));
+  EXPECT_EQ(x.grad().item(), T(12));
+}
+
+TYPED_TEST(Bridge, OneElementDeferredValueIsTheValueAtRecording) {
+  using Tensor = typename TestFixture::Tensor;
+  using T = TypeParam;
+  Tensor w = TestFixture::param(3.0);
+  Tensor b = Tensor::scalar(T(1));
+  const Tensor f = w * w + b;  // 10, deferred
+  {
+    const Tensor dropped = w * b - b;  // deferred, then dropped unread
+  }
+  b.mutable_eigen()[0] = 100;  // computes f's value first
+  EXPECT_EQ(f.item(), T(10));
+  expect_error<fg::graph_error>([&] { f.backward(); }, {"modified in place"});
+}
+
 }  // namespace
 
 namespace {

@@ -325,4 +325,31 @@ TEST(Threads, InPlaceWritesWhileDeferredReadersAreDroppedAndRead) {
   for (int t = 0; t < readers; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
+// The same with one-element element-wise expressions, which defer their values too.
+TEST(Threads, InPlaceWritesWhileDeferredScalarExpressionsAreDroppedAndRead) {
+  constexpr int rounds = 200, readers = 3;
+  Tensor q = Tensor::scalar(1.0).requires_grad_();
+  std::vector<int> wrong(readers, 0);
+  std::barrier sync(readers + 1);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < readers; ++t)
+    workers.emplace_back([&, t] {
+      for (int round = 0; round < rounds; ++round) {
+        sync.arrive_and_wait();  // q holds round + 1 now
+        const double v = round + 1.0, expected = v * v + 2 * v;
+        const Tensor loss = q * q + 2.0 * q;  // deferred, registered with q's storage
+        sync.arrive_and_wait();               // the writer starts its in-place write
+        if (t % 2 == 0) wrong[t] += loss.item() != expected;
+      }  // each loss dropped: unread (odd threads) or read
+    });
+  for (int round = 0; round < rounds; ++round) {
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    fg::NoGradGuard guard;
+    q.add_(Tensor::scalar(1.0));
+  }
+  for (std::thread& worker : workers) worker.join();
+  for (int t = 0; t < readers; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
 }  // namespace

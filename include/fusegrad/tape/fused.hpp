@@ -34,8 +34,9 @@ constexpr bool holds_references() {
 
 /// Records a static expression whose leaves are tensors (and plain numbers) as ONE tape
 /// node whose backward is the fused static gradient. What `Tensor t = expr;` does.
-/// When the expression is a sum or mean, or a linear root above such (fg::LinearRoot), its
-/// value is deferred: a backward that comes first computes value and gradients in one pass.
+/// When the value is one element and the expression is a sum or mean, a linear root above such
+/// (fg::LinearRoot), or element-wise, of several ops, its value is deferred: a backward that
+/// comes first computes value and gradients in one pass.
 /// A reshape of a tensor shares its values. Example: examples/dynamic_graph.cpp.
 /// A temporary expression is moved into the node (its tensor handles change hands without
 /// touching their reference counts).

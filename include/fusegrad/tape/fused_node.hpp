@@ -58,15 +58,19 @@ class fused_node final : public node<typename E::value_type> {
   static constexpr std::size_t grad_capacity = leaf_count<E, true>();  // ConstTensors never need an edge
 
  public:
-  // A sum or mean over all axes, or a linear root above such (-sum(f), sum(f) / n): its value
-  // may wait for backward, which computes it anyway.
-  static constexpr bool deferrable = LinearRoot<E>;
-
   using leaf_list = fixed_list<tensor_impl<T>*, capacity>;
   using grad_leaf_list = fixed_list<tensor_impl<T>*, grad_capacity>;
 
   // One element-wise op on tensors and numbers (most nodes of a taped graph): flat_op runs it, not the sweep.
   static constexpr bool single_op = flat_op<E>::applies;
+
+  // A sum or mean over all axes, or a linear root above such (-sum(f), sum(f) / n).
+  static constexpr bool linear_root = LinearRoot<E>;
+  // Whose value, when it is one element, may wait for backward, which computes it anyway: a linear root's sweep
+  // reduces as it goes; an element-wise root's backward sweeps its chains forward before it reverses them, and
+  // writes the value it passes. A one-op node is left out: its backward computes no value (flat_op), and a taped
+  // graph's next node reads it at once.
+  static constexpr bool deferrable = linear_root || (E::kind == node_kind::elementwise && !single_op);
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -147,7 +151,7 @@ class fused_node final : public node<typename E::value_type> {
     }
     if constexpr (single_op) {
       flat_op<E>::backward(expr_, this->size, grad_output, sinks);  // never deferred: value_out is null
-    } else if constexpr (deferrable) {
+    } else if constexpr (linear_root) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
       // is swept once, forward and reverse in one loop.
       const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
@@ -157,10 +161,10 @@ class fused_node final : public node<typename E::value_type> {
       // its value (in the output tensor already) is computed again only if they read it.
       sweep_back_from_root(expr_, output_extents(), sinks, grad_output, &saved_);
     } else {
-      // Only a deferred value (a linear root) is ever asked for here: the values are not kept.
+      // The root's values pass by on the way: kept only for a deferred value (one element).
       const auto& extents = output_extents();
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->size));
-      sweep_back(expr_, extents, sinks, upstream, extents, discard_values{});
+      sweep_back(expr_, extents, sinks, upstream, extents, store_values_if_asked<T>{value_out});
     }
   }
 
@@ -177,8 +181,10 @@ class fused_node final : public node<typename E::value_type> {
   // lock orders that thread's work on the node before its destruction here.
   ~fused_node() override {
     if constexpr (deferrable) {
-      const graph_lock lock;
-      value_settled();
+      if (ever_deferred_) {  // set before the node was shared, never again: no lock needed to read it
+        const graph_lock lock;
+        value_settled();
+      }
     }
     if (!this->released) std::destroy_at(&expr_);
   }
@@ -190,6 +196,7 @@ class fused_node final : public node<typename E::value_type> {
     const graph_lock lock;
     output.value_pending.store(true, std::memory_order_relaxed);
     deferred_ = true;  // first: if a registration throws, value_settled() undoes the others
+    ever_deferred_ = true;
     try {
       for (tensor_impl<T>* leaf : read()) leaf->storage->add_deferred_reader(this);
     } catch (...) {
@@ -275,7 +282,8 @@ class fused_node final : public node<typename E::value_type> {
   std::uint16_t read_count_ = 0;
   // What the root's op saved for its VJPs when the value was computed; the first backward takes it.
   [[no_unique_address]] saved_by_root_t<E> saved_;
-  bool deferred_ = false;  // registered as a deferred reader of the leaves' storages
+  bool deferred_ = false;       // registered as a deferred reader of the leaves' storages
+  bool ever_deferred_ = false;  // whether defer_value() ran: only then may another thread settle the value
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
   // then): a retained taped op is 80 bytes smaller.

@@ -116,6 +116,14 @@ struct store_values {  // writes the segment's values into contiguous memory
   }
 };
 template <class T>
+struct store_values_if_asked {  // store_values where `out` is set, discard_values where it is null
+  T* out;
+  template <class D>
+  void operator()(const D& v, Eigen::Index offset) const {
+    if (out) Eigen::Map<Eigen::Array<T, D::RowsAtCompileTime, 1>>(out + offset, v.size()) = v;
+  }
+};
+template <class T>
 struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
   T* total;
   Eigen::Array<T, int(block_length), 1> lanes = zero_block<Eigen::Array<T, int(block_length), 1>>();
