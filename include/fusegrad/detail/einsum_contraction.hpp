@@ -122,26 +122,34 @@ class einsum_contraction {
       for (const auto* p : parts) all.append(*p);
       return all;
     };
-    einsum_term_values<T> a_copy, b_copy;
+    // Whether `labels` are the parts one after another (without building the list).
+    const auto laid_out_as = [](const einsum_label_list& labels,
+                                std::initializer_list<const einsum_label_list*> parts) {
+      std::size_t at = 0;
+      for (const auto* p : parts)
+        for (einsum_label l : *p)
+          if (at == labels.size() || labels[at++] != l) return false;
+      return at == labels.size();
+    };
+    std::optional<einsum_term_values<T>> a_copy, b_copy;  // made only for operands laid out otherwise
     const einsum_term_values<T>* pa = &a;
     const einsum_term_values<T>* pb = &b;
     bool a_transposed = false, b_transposed = false;
-    if (a.labels == concat({&batch, &contracted, &a_free}) && !contracted.empty() && !a_free.empty()) {
+    if (!contracted.empty() && !a_free.empty() && laid_out_as(a.labels, {&batch, &contracted, &a_free})) {
       a_transposed = true;
-    } else if (a.labels != concat({&batch, &a_free, &contracted})) {
-      a_copy = permuted(a, concat({&batch, &a_free, &contracted}));
-      pa = &a_copy;
+    } else if (!laid_out_as(a.labels, {&batch, &a_free, &contracted})) {
+      pa = &a_copy.emplace(permuted(a, concat({&batch, &a_free, &contracted})));
     }
-    if (b.labels == concat({&batch, &b_free, &contracted}) && !contracted.empty() && !b_free.empty()) {
+    if (!contracted.empty() && !b_free.empty() && laid_out_as(b.labels, {&batch, &b_free, &contracted})) {
       b_transposed = true;
-    } else if (b.labels != concat({&batch, &contracted, &b_free})) {
-      b_copy = permuted(b, concat({&batch, &contracted, &b_free}));
-      pb = &b_copy;
+    } else if (!laid_out_as(b.labels, {&batch, &contracted, &b_free})) {
+      pb = &b_copy.emplace(permuted(b, concat({&batch, &contracted, &b_free})));
     }
-    const std::size_t batches = extent_.size_of(labels_to_set(batch));
-    const auto m = Eigen::Index(extent_.size_of(labels_to_set(a_free)));
-    const auto k = Eigen::Index(extent_.size_of(labels_to_set(contracted)));
-    const auto n = Eigen::Index(extent_.size_of(labels_to_set(b_free)));
+    const einsum_label_set shared = in_a & in_b;
+    const std::size_t batches = extent_.size_of(shared & keep);
+    const auto m = Eigen::Index(extent_.size_of(in_a & ~in_b));
+    const auto k = Eigen::Index(extent_.size_of(shared & ~keep));
+    const auto n = Eigen::Index(extent_.size_of(in_b & ~in_a));
     einsum_term_values<T> c;
     c.labels = concat({&batch, &a_free, &b_free});
     const bool in_output_order = std::ranges::equal(c.labels, into_labels);
@@ -188,30 +196,32 @@ class einsum_contraction {
   einsum_term_values<T> reduce_operand(const einsum_input<T>& in, einsum_label_set needed) const {
     einsum_term_values<T> term;
     const std::size_t rank = in.labels.size();
+    // Most operands (every one of a matrix product, a batched product, a chain) are used as they are: told apart
+    // before any stride is worked out.
+    einsum_label_set seen = 0;
+    bool as_is = true;
+    for (std::size_t a = 0; a < rank && as_is; ++a) {
+      const einsum_label_set bit = einsum_label_set(1) << in.labels[a];
+      as_is = !extent_.broadcast_axis(in, a) && !(seen & bit) && (needed & bit);
+      seen |= bit;
+    }
+    if (as_is) {
+      term.labels.append(in.labels);
+      term.data = in.data;
+      return term;
+    }
     einsum_label_list distinct;  // in order of first appearance, broadcast axes left out
     per_label_list<std::ptrdiff_t> source_stride;
     const auto axis_stride = axis_strides(in);
-    bool as_is = true;
     for (std::size_t a = 0; a < rank; ++a) {
-      if (extent_.broadcast_axis(in, a)) {
-        as_is = false;
-        continue;
-      }
+      if (extent_.broadcast_axis(in, a)) continue;
       const auto at = std::find(distinct.begin(), distinct.end(), in.labels[a]);
       if (at == distinct.end()) {
         distinct.push_back(in.labels[a]);
         source_stride.push_back(axis_stride[a]);
-      } else {
-        as_is = false;  // a diagonal
+      } else {  // a diagonal
         source_stride[std::size_t(at - distinct.begin())] += axis_stride[a];
       }
-    }
-    for (einsum_label l : distinct)
-      if (!(needed >> l & 1)) as_is = false;
-    if (as_is) {
-      term.labels = distinct;
-      term.data = in.data;
-      return term;
     }
     // Kept labels in their order; summed ones walked too, with no stride in the result.
     per_label_list<std::size_t> walk_extents;
