@@ -322,6 +322,19 @@ TYPED_TEST(Bridge, OneElementDeferredValueIsTheValueAtRecording) {
   expect_error<fg::graph_error>([&] { f.backward(); }, {"modified in place"});
 }
 
+// A deferred value's shapes are checked when it is recorded, also under full reductions and products, whose
+// extents the root's own extents() does not look at: the error comes at once, not at a read, a backward or an
+// in-place write to a tensor it reads.
+TYPED_TEST(Bridge, OneElementDeferredValueReportsShapeErrorsAtRecording) {
+  using Tensor = typename TestFixture::Tensor;
+  using T = TypeParam;
+  Tensor w = TestFixture::param(Eigen::ArrayXd::LinSpaced(3, 1, 3), {3});
+  const Tensor a = Tensor::from(Eigen::ArrayXd::LinSpaced(2, 1, 2), {2});
+  expect_error<fg::shape_error>([&] { (void)Tensor(fg::sum(w * w) * fg::sum(w * a)); }, {"(3)", "(2)"});
+  const Tensor m = Tensor::from(Eigen::ArrayXd::LinSpaced(6, 1, 6), {2, 3});
+  expect_error<fg::shape_error>([&] { (void)Tensor(fg::exp(fg::sum(fg::matmul(m, a))) + T(1)); }, {"matmul"});
+}
+
 }  // namespace
 
 namespace {

@@ -64,6 +64,32 @@ constexpr bool extents_only_read() {
         []<class... Xs>(boost::mp11::mp_list<Xs...>) { return (extents_only_read<Xs>() && ...); }(child_nodes_t<E>{});
 }
 
+// Whether a materialised node (a reduction, a matmul, an einsum ...) is anywhere in E.
+template <class E>
+constexpr bool has_materialized_node() {
+  if constexpr (E::kind == node_kind::leaf)
+    return false;
+  else if constexpr (E::kind == node_kind::materialized)
+    return true;
+  else
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return (has_materialized_node<Xs>() || ...);
+    }(child_nodes_t<E>{});
+}
+
+// Calls extents() on every materialised node: each checks its operands' shapes (shape_error, value_error). A root's
+// own extents() need not reach them (binary_expr skips an operand of static size, such as a full reduction), and an
+// evaluation would: where a value is deferred, this reports at recording what the evaluation would have reported.
+// Element-wise nodes check nothing else at run time that the root's extents() leaves out: one of static size has
+// operands of static size only.
+template <class E>
+void check_materialized_extents(const E& e) {
+  if constexpr (has_materialized_node<E>()) {
+    if constexpr (E::kind == node_kind::materialized) (void)e.extents();
+    boost::hana::for_each(children(e), [](const auto& x) { check_materialized_extents(x); });
+  }
+}
+
 // Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
 template <class... Parts>
 std::string concat(const Parts&... parts) {

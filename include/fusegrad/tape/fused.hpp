@@ -100,10 +100,13 @@ template <class E>
       return out;
     }
     using recorded = detail::fused_node<node_type>;
+    const bool defer = recorded::deferrable && extents.size() == 1 && !detail::anomaly_detection;
+    if constexpr (recorded::deferrable && !LinearRoot<node_type>)
+      if (defer) detail::check_materialized_extents(expr);  // what evaluating it now would report
     BasicTensor<T> out(detail::record_node<T, recorded>(extents, std::forward<E>(expr), extents, needing_grad, all));
     detail::tensor_impl<T>& result = *out.impl();
     auto& node = static_cast<recorded&>(*result.grad_fn);
-    if (recorded::deferrable && extents.size() == 1 && !detail::anomaly_detection) {
+    if (defer) {
       node.defer_value(result);
     } else {
       node.evaluate(result.storage->data);

@@ -51,7 +51,8 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   home values_home;
   T* data;
   std::size_t bytes;  // of the tail or the heap block: what freeing them needs; 0 when borrowed
-  // Nodes whose deferred value (a fused sum, mean or linear root not yet computed) reads these values:
+  // Nodes whose deferred value (a fused sum, mean, linear root or one-element element-wise expression not yet
+  // computed) reads these values:
   // an in-place write computes those values first, so they stay the values at recording.
   // Made by the first such node: most storages never have one.
   std::unique_ptr<std::vector<node<T>*>> deferred_readers;
