@@ -296,60 +296,53 @@ TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackwardInAnomaly
   drop_a_retained_intermediate_during_backward(true);
 }
 
-// Losses whose values are deferred read a parameter; one thread writes the parameter in place
-// (which computes every deferred value that reads it first) while others drop their losses
-// unread or read them: every value read is the one of the parameter at recording.
-TEST(Threads, InPlaceWritesWhileDeferredReadersAreDroppedAndRead) {
+// Losses whose values are deferred read a parameter; one thread writes the parameter in place (adding `step`,
+// which computes every deferred value that reads it first) while others drop their losses unread or read them:
+// every value read is the one of the parameter at recording. record(p) records a loss; expected(round) is its value
+// in that round.
+template <class Record, class Expected>
+void in_place_writes_while_deferred_readers_are_dropped_and_read(Tensor p, const Tensor& step, Record record,
+                                                                 Expected expected) {
   constexpr int rounds = 200, readers = 3;
-  Tensor p = Tensor::arange(1, 5).requires_grad_();  // (1, 2, 3, 4)
   std::vector<int> wrong(readers, 0);
   std::barrier sync(readers + 1);
   std::vector<std::thread> workers;
   for (int t = 0; t < readers; ++t)
     workers.emplace_back([&, t] {
       for (int round = 0; round < rounds; ++round) {
-        sync.arrive_and_wait();  // p holds round + (1, 2, 3, 4) now
-        const double expected = 4.0 * round + 10.0;
-        const Tensor loss = fg::sum(p * 1.0);  // deferred, registered with p's storage
-        sync.arrive_and_wait();                // the writer starts its in-place write
-        if (t % 2 == 0) wrong[t] += loss.item() != expected;
+        sync.arrive_and_wait();         // p holds its value of this round now
+        const Tensor loss = record(p);  // deferred, registered with p's storage
+        sync.arrive_and_wait();         // the writer starts its in-place write
+        if (t % 2 == 0) wrong[t] += loss.item() != expected(round);
       }  // each loss dropped: unread (odd threads) or read
     });
   for (int round = 0; round < rounds; ++round) {
     sync.arrive_and_wait();
     sync.arrive_and_wait();
     fg::NoGradGuard guard;
-    p.add_(Tensor::ones({4}));
+    p.add_(step);
   }
   for (std::thread& worker : workers) worker.join();
   for (int t = 0; t < readers; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
+TEST(Threads, InPlaceWritesWhileDeferredReadersAreDroppedAndRead) {
+  // p holds round + (1, 2, 3, 4) in each round.
+  in_place_writes_while_deferred_readers_are_dropped_and_read(
+      Tensor::arange(1, 5).requires_grad_(), Tensor::ones({4}),
+      [](const Tensor& p) { return Tensor(fg::sum(p * 1.0)); }, [](int round) { return 4.0 * round + 10.0; });
+}
+
 // The same with one-element element-wise expressions, which defer their values too.
 TEST(Threads, InPlaceWritesWhileDeferredScalarExpressionsAreDroppedAndRead) {
-  constexpr int rounds = 200, readers = 3;
-  Tensor q = Tensor::scalar(1.0).requires_grad_();
-  std::vector<int> wrong(readers, 0);
-  std::barrier sync(readers + 1);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < readers; ++t)
-    workers.emplace_back([&, t] {
-      for (int round = 0; round < rounds; ++round) {
-        sync.arrive_and_wait();  // q holds round + 1 now
-        const double v = round + 1.0, expected = v * v + 2 * v;
-        const Tensor loss = q * q + 2.0 * q;  // deferred, registered with q's storage
-        sync.arrive_and_wait();               // the writer starts its in-place write
-        if (t % 2 == 0) wrong[t] += loss.item() != expected;
-      }  // each loss dropped: unread (odd threads) or read
-    });
-  for (int round = 0; round < rounds; ++round) {
-    sync.arrive_and_wait();
-    sync.arrive_and_wait();
-    fg::NoGradGuard guard;
-    q.add_(Tensor::scalar(1.0));
-  }
-  for (std::thread& worker : workers) worker.join();
-  for (int t = 0; t < readers; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  // q holds round + 1 in each round.
+  in_place_writes_while_deferred_readers_are_dropped_and_read(
+      Tensor::scalar(1.0).requires_grad_(), Tensor::scalar(1.0),
+      [](const Tensor& q) { return Tensor(q * q + 2.0 * q); },
+      [](int round) {
+        const double v = round + 1.0;
+        return v * v + 2 * v;
+      });
 }
 
 }  // namespace

@@ -77,17 +77,21 @@ constexpr bool has_materialized_node() {
     }(child_nodes_t<E>{});
 }
 
-// Calls extents() on every materialised node: each checks its operands' shapes (shape_error, value_error). A root's
-// own extents() need not reach them (binary_expr skips an operand of static size, such as a full reduction), and an
-// evaluation would: where a value is deferred, this reports at recording what the evaluation would have reported.
-// Element-wise nodes check nothing else at run time that the root's extents() leaves out: one of static size has
-// operands of static size only.
+// Calls extents() on every materialised node below e, whose own extents() the caller has: each checks its operands'
+// shapes (shape_error, value_error). The root's extents() need not reach them (binary_expr skips an operand of
+// static size, such as a full reduction), and an evaluation would: where a value is deferred, this reports at
+// recording what the evaluation would have reported. Element-wise nodes check nothing else at run time that the
+// root's extents() leaves out: one of static size has operands of static size only.
 template <class E>
-void check_materialized_extents(const E& e) {
-  if constexpr (has_materialized_node<E>()) {
-    if constexpr (E::kind == node_kind::materialized) (void)e.extents();
-    boost::hana::for_each(children(e), [](const auto& x) { check_materialized_extents(x); });
-  }
+void check_materialized_extents_below(const E& e) {
+  if constexpr (E::kind != node_kind::leaf)
+    boost::hana::for_each(children(e), [](const auto& x) {
+      using X = std::remove_cvref_t<decltype(x)>;
+      if constexpr (has_materialized_node<X>()) {
+        if constexpr (X::kind == node_kind::materialized) (void)x.extents();
+        check_materialized_extents_below(x);
+      }
+    });
 }
 
 // Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.

@@ -9,7 +9,6 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
-#include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused_node.hpp>
@@ -78,8 +77,6 @@ template <class E>
         }
       });
     const Extents extents = expr.extents();
-    if constexpr (LinearRoot<node_type> && node_type::kind != node_kind::materialized)
-      detail::check_reductions_fit(expr);  // before its value is deferred
     if constexpr (detail::is_view_of_tensor<node_type>()) {
       detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();
       (void)source.data();  // a deferred value is computed first: the view shows it
@@ -101,8 +98,8 @@ template <class E>
     }
     using recorded = detail::fused_node<node_type>;
     const bool defer = recorded::deferrable && extents.size() == 1 && !detail::anomaly_detection;
-    if constexpr (recorded::deferrable && !LinearRoot<node_type>)
-      if (defer) detail::check_materialized_extents(expr);  // what evaluating it now would report
+    if constexpr (recorded::deferrable)
+      if (defer) detail::check_materialized_extents_below(expr);  // what evaluating it now would report
     BasicTensor<T> out(detail::record_node<T, recorded>(extents, std::forward<E>(expr), extents, needing_grad, all));
     detail::tensor_impl<T>& result = *out.impl();
     auto& node = static_cast<recorded&>(*result.grad_fn);

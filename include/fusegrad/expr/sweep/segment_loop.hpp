@@ -120,7 +120,7 @@ struct store_values_if_asked {  // store_values where `out` is set, discard_valu
   T* out;
   template <class D>
   void operator()(const D& v, Eigen::Index offset) const {
-    if (out) Eigen::Map<Eigen::Array<T, D::RowsAtCompileTime, 1>>(out + offset, v.size()) = v;
+    if (out) store_values<T>{out}(v, offset);
   }
 };
 template <class T>
