@@ -131,6 +131,62 @@ TYPED_TEST(ScalarTensorBridge, B2ClosedFormAtEveryBlockBoundary) {
   }
 }
 
+// A scalar term under a full reduction (`- 3 log(s)`, `+ s` in f = -mean(y w - 3 log(s) + s)) receives the same
+// upstream at every element: its gradient is that upstream times the number of elements, at every block boundary.
+//   df/dw = -mean(y),  df/ds = 3 / s - 1;  for g = sum(y w - 3 log(s)): dg/ds = -3 N / s.
+TYPED_TEST(ScalarTensorBridge, AScalarTermUnderAFullReductionCountsEveryElement) {
+  using T = TypeParam;
+  using Tensor = typename TestFixture::Tensor;
+  constexpr Eigen::Index block = fg::detail::block_length;
+  const auto f = [](const auto& w, const auto& s, const auto& y) { return -fg::mean(y * w - 3.0 * fg::log(s) + s); };
+  const auto g = [](const auto& w, const auto& s, const auto& y) { return fg::sum(y * w - 3.0 * fg::log(s)); };
+  const double wd = double(T(0.5)), sd = double(T(1.25));
+  for (const Eigen::Index n : {Eigen::Index(1), Eigen::Index(2), block - 1, block, block + 1, 2 * block + 1,
+                               Eigen::Index(100), Eigen::Index(1000)}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const Eigen::ArrayXd ys = TestFixture::values(n, -1, 3, 26);
+    const double f_value = -(ys.mean() * wd - 3 * std::log(sd) + sd), dw = -ys.mean(), ds = 3 / sd - 1;
+    const double g_value = ys.sum() * wd - 3 * double(n) * std::log(sd), g_ds = -3 * double(n) / sd;
+    const double tolerance = TestFixture::closed * 4, g_tolerance = tolerance * double(n);
+
+    fg::Var<T, fg::Shape<>> wv(T(0.5)), sv(T(1.25));
+    const fg::Const<T, fg::Shape<fg::dyn>> yv(ys.cast<T>().eval());
+    const auto [fv, dwv, dsv] = fg::value_and_grad(f(wv, sv, yv), wv, sv);
+    EXPECT_NEAR(double(fv), f_value, tolerance) << "static";
+    EXPECT_NEAR(double(dwv), dw, tolerance) << "static";
+    EXPECT_NEAR(double(dsv), ds, tolerance) << "static";
+    const auto [gv, gsv] = fg::value_and_grad(g(wv, sv, yv), sv);
+    EXPECT_NEAR(double(gv), g_value, g_tolerance) << "static";
+    EXPECT_NEAR(double(gsv), g_ds, g_tolerance) << "static";
+
+    const Tensor y = Tensor::from(ys, {std::size_t(n)});
+    fg::BasicScalarTensor<T> w(T(0.5)), s(T(1.25));
+    w.requires_grad_();
+    s.requires_grad_();
+    Tensor wt = TestFixture::param(0.5), st = TestFixture::param(1.25);
+    const Tensor scalar_tensors = f(w, s, y), plain_tensors = f(wt, st, y), taped = fg::taped(f(wt, st, y));
+    TestFixture::expect_value(scalar_tensors, f_value, tolerance, "ScalarTensor");
+    TestFixture::expect_value(plain_tensors, f_value, tolerance, "plain Tensor");
+    TestFixture::expect_value(taped, f_value, tolerance, "taped");
+    scalar_tensors.backward();
+    EXPECT_NEAR(double(w.grad().item()), dw, tolerance) << "ScalarTensor";
+    EXPECT_NEAR(double(s.grad().item()), ds, tolerance) << "ScalarTensor";
+    plain_tensors.backward();
+    EXPECT_NEAR(double(wt.grad().item()), dw, tolerance) << "plain Tensor";
+    EXPECT_NEAR(double(st.grad().item()), ds, tolerance) << "plain Tensor";
+    wt.zero_grad();
+    st.zero_grad();
+    taped.backward();
+    EXPECT_NEAR(double(wt.grad().item()), dw, tolerance) << "taped";
+    EXPECT_NEAR(double(st.grad().item()), ds, tolerance) << "taped";
+    s.zero_grad();
+    const Tensor g_tensor = g(w, s, y);
+    TestFixture::expect_value(g_tensor, g_value, g_tolerance, "ScalarTensor, sum");
+    g_tensor.backward();
+    EXPECT_NEAR(double(s.grad().item()), g_ds, g_tolerance) << "ScalarTensor, sum";
+  }
+}
+
 TEST(ScalarTensor, IsATensorHandle) {
   fg::ScalarTensor s(2.0);
   const fg::Tensor t = s;  // the same handle

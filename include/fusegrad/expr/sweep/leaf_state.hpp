@@ -44,6 +44,9 @@ struct access_frame {
   void backward(const D& dy, Lanes& lanes) {
     if constexpr (std::is_empty_v<Lanes>) {
       if (grad) write_grad(dy);
+    } else if constexpr (is_uniform_expression_v<D>) {  // the same in every block (segment_access::lanes)
+      lanes.repeated = dy.coeff(0);
+      if (grad) write_grad(dy);
     } else if constexpr (!is_evaluated_v<D>) {
       backward(block_t<T, N>(dy), lanes);
     } else {
@@ -80,7 +83,10 @@ struct uniform_frame {
 
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
-    add_to_lanes<N>(lanes, dy);
+    if constexpr (is_uniform_expression_v<D>)  // the same in every block (segment_access::lanes)
+      lanes.repeated = dy.coeff(0);
+    else
+      add_to_lanes<N>(lanes, dy);
   }
 };
 

@@ -59,6 +59,17 @@ template <class Scalar, class Plain>
 inline constexpr bool is_repeated_value_v<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<Scalar>, Plain>> =
     true;
 
+// is_uniform_expression_v<D>: every element of D is the same value, because D is built only from repeated values
+// (the upstream below a full sum, -dy, dy * c): its first coefficient is all of it.
+template <class D>
+inline constexpr bool is_uniform_expression_v = is_repeated_value_v<D>;
+template <class Op, class X>
+inline constexpr bool is_uniform_expression_v<Eigen::CwiseUnaryOp<Op, X>> =
+    is_uniform_expression_v<std::remove_cv_t<X>>;
+template <class Op, class X, class Y>
+inline constexpr bool is_uniform_expression_v<Eigen::CwiseBinaryOp<Op, X, Y>> =
+    is_uniform_expression_v<std::remove_cv_t<X>>&& is_uniform_expression_v<std::remove_cv_t<Y>>;
+
 // is_evaluated_v<D>: D already sits in memory (an array or a map), or is one value repeated, so reading it twice
 // is free. A repeated value is never stored into a block: Eigen fills a block with a constant through
 // std::fill_n, which the compiler vectorises at its own preferred width (256 bits on AVX-512 machines), and the
