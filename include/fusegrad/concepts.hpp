@@ -102,6 +102,15 @@ concept UnaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
   Op::vjp(/*dy*/ a, /*x*/ a, /*y*/ a);
 };
 
+/// A unary op that may give its value together with its slope dy/dx, when computing both costs about what the value
+/// alone does (sin and cos, from one argument reduction): `value_with_slope<T>` says where, and
+/// `value_and_slope(x, y, slope)` writes both. Its VJP is then dy * slope, which vjp must equal. The fused sweep's
+/// block frames use it (where no reverse sweep follows, the slope goes unread); every other path calls value and vjp.
+template <class Op, class T>
+concept TakesValueWithSlope = requires {
+  requires Op::template value_with_slope<T>;
+};
+
 /// An element-wise binary op spec: as UnaryOp, with one VJP per side, and the `symbol`
 /// expression text puts between the operands ("*"; a function name such as "max" prints
 /// as a call). Both VJPs return arrays in the broadcast shape; the node, not the op,

@@ -164,6 +164,39 @@ TEST(VectorMath, AValueDoesNotDependOnItsPositionOrNeighbours) {
   }
 }
 
+// sin_cos gives, for every element of every block length the sweep uses (fixed and run-time), exactly the values
+// sin and cos give it, whichever neighbours share its register: it is what a sweep computes where it takes sin's
+// value and slope together.
+TEST(VectorMath, SinCosGivesSinAndCosValues) {
+  constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values{0.7390851332151607, -10.3, 62.8, 70.0, 823000.0, 9e5, 1e300, -0.0, inf, nan};
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  const auto check = [&](const auto& x) {
+    auto s = x.eval(), c = x.eval();
+    fg::math::sin_cos(x, s, c);
+    const Eigen::ArrayXd x_values = x, sines = fg::math::sin(x_values), cosines = fg::math::cos(x_values);
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      EXPECT_TRUE(same(s[i], sines[i])) << "sin(" << x[i] << ") at " << i << " of " << x.size() << ": " << s[i];
+      EXPECT_TRUE(same(c[i], cosines[i])) << "cos(" << x[i] << ") at " << i << " of " << x.size() << ": " << c[i];
+    }
+  };
+  constexpr int block = int(fg::detail::block_length);
+  for (const double value : values) {
+    for (const double neighbour : {0.3, 100.0, 1e6}) {
+      for (Eigen::Index n = 1; n <= block; ++n) {
+        using dynamic_block = Eigen::Array<double, Eigen::Dynamic, 1, Eigen::ColMajor, block, 1>;
+        dynamic_block x = dynamic_block::Constant(n, neighbour);
+        x[n - 1] = value;
+        check(x);
+      }
+      Eigen::Array<double, block, 1> full = Eigen::Array<double, block, 1>::Constant(neighbour);
+      full[block / 2] = value;
+      check(full);
+      check(Eigen::Array<double, 1, 1>::Constant(value));
+    }
+  }
+}
+
 // float's exp is Eigen's vectorised one (within 4 ULPs), except below log(FLT_MIN) ~ -87.34, where the result is
 // subnormal or 0 and std::exp gives it (Eigen's returns 2.9e-39 there in SSE2 registers); at every position of an
 // array.
@@ -187,14 +220,39 @@ TEST(VectorMath, FloatExpFallsToSubnormalNumbersAndZero) {
   }
 }
 
-// The ops use these functions in both layers: sin's gradient is cos, computed the same way.
+// The ops use these functions in both layers: sin's gradient is cos, computed the same way, and cos's is -sin,
+// whether the sweep takes value and slope together (sin_cos) or not (a forward evaluation, a tape node's VJP).
 TEST(VectorMath, TheOpsUseThem) {
-  const Eigen::ArrayXd data = Eigen::ArrayXd::LinSpaced(19, -1, 3);
+  Eigen::ArrayXd data = Eigen::ArrayXd::LinSpaced(19, -1, 3);
+  data[7] = 1e6;  // a register that needs the C library
   fg::Var<double, fg::Shape<fg::dyn>> x(data);
-  const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x)), x);
   const Eigen::ArrayXd sines = fg::math::sin(data), cosines = fg::math::cos(data);
+  const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x)), x);
   EXPECT_NEAR(value, sines.sum(), 1e-14);
   for (Eigen::Index i = 0; i < data.size(); ++i) EXPECT_EQ(dx[i], cosines[i]) << "x = " << data[i];
+  const auto [cos_value, cos_dx] = fg::value_and_grad(fg::sum(fg::cos(x)), x);
+  EXPECT_NEAR(cos_value, cosines.sum(), 1e-14);
+  for (Eigen::Index i = 0; i < data.size(); ++i) EXPECT_EQ(cos_dx[i], -sines[i]) << "x = " << data[i];
+  // Values: evaluated alone, and as the block values of a sweep that goes back (vjp returns them).
+  const Eigen::ArrayXd evaluated = fg::eval(fg::sin(x) * fg::cos(x));
+  const auto [swept, unused] = fg::vjp(fg::sin(x) * fg::cos(x), Eigen::ArrayXd::Ones(19).eval(), x);
+  for (Eigen::Index i = 0; i < data.size(); ++i) {
+    EXPECT_EQ(evaluated[i], sines[i] * cosines[i]) << "x = " << data[i];
+    EXPECT_EQ(swept[i], sines[i] * cosines[i]) << "x = " << data[i];
+  }
+  // The tape: a fused node (value and slope together), one node per op (value and vjp).
+  fg::Tensor t = fg::Tensor::from(data, {19}).requires_grad_();
+  for (const bool fused : {true, false}) {
+    t.zero_grad();
+    const fg::Tensor y = fused ? fg::Tensor(fg::sin(t) * fg::cos(t)) : fg::taped(fg::sin(t) * fg::cos(t));
+    fg::Tensor(fg::sum(y)).backward();
+    for (Eigen::Index i = 0; i < data.size(); ++i) {
+      EXPECT_EQ(y.data()[i], sines[i] * cosines[i]) << (fused ? "fused" : "taped") << ", x = " << data[i];
+      // (a compiler may contract the products and the sum into a fused multiply-add)
+      EXPECT_NEAR(t.grad().data()[i], cosines[i] * cosines[i] - sines[i] * sines[i], 1e-15)
+          << (fused ? "fused" : "taped") << ", x = " << data[i];
+    }
+  }
 }
 
 }  // namespace

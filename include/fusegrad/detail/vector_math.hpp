@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -62,6 +63,11 @@ inline constexpr bool vectorised_v =
 /// alone, xsimd's sin took 1.2-1.7 times as long as the C library's (benchmarks/results/simd-math.md).
 template <class T>
 inline constexpr bool vectorised_sin_v = vectorised_v<T> && (Eigen::internal::packet_traits<double>::size > 2);
+
+/// Whether sin and cos of T come from one argument reduction: where both are xsimd's, which computes both
+/// polynomials for either, so that math::sin_cos costs what sin alone does.
+template <class T>
+inline constexpr bool sin_cos_together_v = vectorised_sin_v<T>;
 
 namespace detail {
 
@@ -166,6 +172,11 @@ Packet trigonometric(const Packet& x, Kernel kernel, double (*scalar)(double)) {
   return through_xsimd(x, kernel);  // every lane up to 20 pi: the common case, kept inline
 }
 
+// sin and cos of one register: xsimd's sincos where every lane is up to 20 pi (the common case); otherwise the
+// two functions above, so a lane's values are those math::sin and math::cos give it.
+template <class Packet>
+std::pair<Packet, Packet> sin_cos_packet(const Packet& x);
+
 inline double std_sin(double x) { return std::sin(x); }
 inline double std_cos(double x) { return std::cos(x); }
 inline double std_tan(double x) { return std::tan(x); }
@@ -181,6 +192,17 @@ FUSEGRAD_XSIMD_FUNCTION(sin)
 FUSEGRAD_XSIMD_FUNCTION(cos)
 FUSEGRAD_XSIMD_FUNCTION(tan)
 #undef FUSEGRAD_XSIMD_FUNCTION
+
+template <class Packet>
+std::pair<Packet, Packet> sin_cos_packet(const Packet& x) {
+  using namespace Eigen::internal;
+  const Packet small = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));  // false for NaN
+  if (predux_any(pandnot(ptrue(x), small))) return {sin_function::apply(x), cos_function::apply(x)};
+  using batch = xsimd::make_sized_batch_t<double, std::size_t(unpacket_traits<Packet>::size)>;
+  const auto [s, c] = xsimd::sincos(batch(x));
+  using register_type = typename batch::register_type;
+  return {static_cast<register_type>(s), static_cast<register_type>(c)};
+}
 
 // xsimd's tanh and expm1 convert x * log2(e) to a 64-bit integer, which overflows (undefined behaviour, in
 // its SSE2 code) for NaN, infinities and |x| beyond about 1e18. Past a bound where the result no longer
@@ -255,6 +277,55 @@ FUSEGRAD_ELEMENTWISE(tanh, vectorised_v)
 FUSEGRAD_ELEMENTWISE(log1p, vectorised_v)
 FUSEGRAD_ELEMENTWISE(expm1, vectorised_v)
 #undef FUSEGRAD_ELEMENTWISE
+
+#if defined(__GNUC__)  // as in detail: Eigen's packet types as template arguments
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+#endif
+/// sin(x) into `s` and cos(x) into `c`, Eigen arrays of x's length (a sweep's blocks): the values math::sin and
+/// math::cos give, from one argument reduction where sin_cos_together_v<T>.
+template <class Array, class Out>
+void sin_cos(const Array& x, Out& s, Out& c) {
+#if FUSEGRAD_SIMD_MATH
+  using T = typename Out::Scalar;
+  if constexpr (sin_cos_together_v<T>) {
+    using namespace Eigen::internal;
+    using packet = typename packet_traits<T>::type;
+    constexpr Eigen::Index lanes = unpacket_traits<packet>::size;
+    const Out in = x;
+    const Eigen::Index n = in.size();
+    s.resize(n);
+    c.resize(n);
+    Eigen::Index i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const auto [ps, pc] = detail::sin_cos_packet(ploadu<packet>(in.data() + i));
+      pstoreu(s.data() + i, ps);
+      pstoreu(c.data() + i, pc);
+    }
+    constexpr int rows = Out::RowsAtCompileTime;
+    if constexpr (rows == Eigen::Dynamic || rows % lanes != 0) {
+      if (i < n) {  // the last, partial register: its lanes past the end read zeros
+        alignas(packet) T part[lanes] = {};
+        for (Eigen::Index k = i; k < n; ++k) part[k - i] = in[k];
+        const auto [ps, pc] = detail::sin_cos_packet(pload<packet>(part));
+        alignas(packet) T part_s[lanes], part_c[lanes];
+        pstore(part_s, ps);
+        pstore(part_c, pc);
+        for (Eigen::Index k = i; k < n; ++k) {
+          s[k] = part_s[k - i];
+          c[k] = part_c[k - i];
+        }
+      }
+    }
+    return;
+  }
+#endif
+  s = sin(x);
+  c = cos(x);
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace FUSEGRAD_MATH_NAMESPACE
 }  // namespace fusegrad::math

@@ -19,6 +19,13 @@ struct cos_op {
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return math::cos(x); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy * math::sin(x); }
+  // As sin_op's: the value with the slope dy/dx = -sin(x), from one argument reduction.
+  template <class T>
+  static constexpr bool value_with_slope = math::sin_cos_together_v<T>;
+  static void value_and_slope(const auto& x, auto& y, auto& slope) {
+    math::sin_cos(x, slope, y);
+    slope = -slope;
+  }
 };
 
 /// Element-wise cos: y = cos(x).

@@ -34,17 +34,23 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
 
   template <int N, bool Keep, bool Known = false>
   struct frame {
-    using operand_frame = typename operand_state::template frame<N, needs_input(Op::needs)>;
+    // sin and cos: the value and the slope the VJP multiplies by, computed together (TakesValueWithSlope).
+    static constexpr bool with_slope = !Known && node_t<X>::takes_grad && TakesValueWithSlope<Op, value_type>;
+    using operand_frame = typename operand_state::template frame<N, needs_input(Op::needs) && !with_slope>;
     using lazy_value = decltype(Op::value(std::declval<const operand_frame&>().value()));
     static constexpr bool store =
-        !Known && (Keep || needs_output(Op::needs) || lazy_depth_v<lazy_value> > max_lazy_depth);
+        !Known && (Keep || needs_output(Op::needs) || with_slope || lazy_depth_v<lazy_value> > max_lazy_depth);
     operand_frame x;
     [[no_unique_address]] std::conditional_t<Known, const_block_map<value_type, N>,
                                              std::conditional_t<store, block_t<value_type, N>, nothing>>
         y;
+    [[no_unique_address]] std::conditional_t<with_slope, block_t<value_type, N>, nothing> slope;
 
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n) : x(s.x, offset, n) {
-      if constexpr (store) y = Op::value(x.value());
+      if constexpr (with_slope)
+        Op::value_and_slope(x.value(), y, slope);
+      else if constexpr (store)
+        y = Op::value(x.value());
     }
     frame(sweep_state& s, Eigen::Index offset, Eigen::Index n, const value_type* known) requires Known
         : x(s.x, offset, n),
@@ -59,7 +65,11 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
 
     template <class D>
     void backward(const D& dy, registers& r) {
-      if constexpr (node_t<X>::takes_grad)
+      if constexpr (!node_t<X>::takes_grad)
+        return;
+      else if constexpr (with_slope)
+        x.backward(bounded_lazy<value_type, N>(dy * slope), r.x);
+      else
         x.backward(bounded_lazy<value_type, N>(Op::vjp(dy, x.value(), value())), r.x);
     }
   };
