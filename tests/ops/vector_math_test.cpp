@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -164,6 +165,12 @@ TEST(VectorMath, AValueDoesNotDependOnItsPositionOrNeighbours) {
   }
 }
 
+// Where sin and cos are both xsimd's, the sweep takes them together.
+static_assert(fg::TakesValueWithSlope<fg::sin_op, double> == fg::math::sin_cos_together_v<double>);
+static_assert(fg::TakesValueWithSlope<fg::cos_op, double> == fg::math::sin_cos_together_v<double>);
+static_assert(!fg::TakesValueWithSlope<fg::sin_op, std::complex<double>>);
+static_assert(!fg::TakesValueWithSlope<fg::tan_op, double>);
+
 // sin_cos gives, for every element of every block length the sweep uses (fixed and run-time), exactly the values
 // sin and cos give it, whichever neighbours share its register: it is what a sweep computes where it takes sin's
 // value and slope together.
@@ -193,6 +200,13 @@ TEST(VectorMath, SinCosGivesSinAndCosValues) {
       full[block / 2] = value;
       check(full);
       check(Eigen::Array<double, 1, 1>::Constant(value));
+      // fixed lengths that end in a partial register (with 2, 4 or 8 lanes)
+      Eigen::Array<double, 3, 1> three = Eigen::Array<double, 3, 1>::Constant(neighbour);
+      three[2] = value;
+      check(three);
+      Eigen::Array<double, 12, 1> twelve = Eigen::Array<double, 12, 1>::Constant(neighbour);
+      twelve[10] = value;
+      check(twelve);
     }
   }
 }

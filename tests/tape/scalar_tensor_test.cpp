@@ -185,6 +185,18 @@ TYPED_TEST(ScalarTensorBridge, AScalarTermUnderAFullReductionCountsEveryElement)
     g_tensor.backward();
     EXPECT_NEAR(double(s.grad().item()), g_ds, g_tolerance) << "ScalarTensor, sum";
   }
+  // A segment whose length is static: 37 elements, two blocks and part of a third (or more, shorter ones).
+  const Eigen::ArrayXd ys = TestFixture::values(37, -1, 3, 27);
+  fg::Var<T, fg::Shape<>> wv(T(0.5)), sv(T(1.25));
+  const fg::Const<T, fg::Shape<37>> yv(ys.cast<T>().eval());
+  const auto [fv, dwv, dsv] = fg::value_and_grad(f(wv, sv, yv), wv, sv);
+  const double tolerance = TestFixture::closed * 4;
+  EXPECT_NEAR(double(fv), -(ys.mean() * wd - 3 * std::log(sd) + sd), tolerance) << "Shape<37>";
+  EXPECT_NEAR(double(dwv), -ys.mean(), tolerance) << "Shape<37>";
+  EXPECT_NEAR(double(dsv), 3 / sd - 1, tolerance) << "Shape<37>";
+  const auto [gv, gsv] = fg::value_and_grad(g(wv, sv, yv), sv);
+  EXPECT_NEAR(double(gsv), -3 * 37 / sd, tolerance * 37) << "Shape<37>";
+  EXPECT_NEAR(double(gv), ys.sum() * wd - 3 * 37 * std::log(sd), tolerance * 37) << "Shape<37>";
 }
 
 TEST(ScalarTensor, IsATensorHandle) {

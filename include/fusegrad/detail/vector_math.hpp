@@ -292,6 +292,13 @@ void sin_cos(const Array& x, Out& s, Out& c) {
     using namespace Eigen::internal;
     using packet = typename packet_traits<T>::type;
     constexpr Eigen::Index lanes = unpacket_traits<packet>::size;
+    constexpr int rows = Out::RowsAtCompileTime;
+    if constexpr (rows == 1) {  // a single value, in every lane of a register (as packet_function gives it)
+      const auto [ps, pc] = detail::sin_cos_packet(pset1<packet>(T(x(0))));
+      s(0) = pfirst(ps);
+      c(0) = pfirst(pc);
+      return;
+    }
     const Out in = x;
     const Eigen::Index n = in.size();
     s.resize(n);
@@ -302,7 +309,6 @@ void sin_cos(const Array& x, Out& s, Out& c) {
       pstoreu(s.data() + i, ps);
       pstoreu(c.data() + i, pc);
     }
-    constexpr int rows = Out::RowsAtCompileTime;
     if constexpr (rows == Eigen::Dynamic || rows % lanes != 0) {
       if (i < n) {  // the last, partial register: its lanes past the end read zeros
         alignas(packet) T part[lanes] = {};

@@ -128,9 +128,9 @@ class segment_access {
   // segment loop keeps as a local: so they live in registers, as the vector accumulator of a
   // hand-written loop does. In memory, every block's addition would wait on the last block's
   // store. An aggregate, so that `lanes_type{}` starts at zero.
-  // An upstream that is itself one value repeated (`log(sigma)` in `sum(square(y - mu) - log(sigma))`) is the same in
-  // every block: frames write it to `repeated` instead, which no block reads, and fold() multiplies it by the
-  // segment's length. The loop then carries no accumulator for it.
+  // An upstream that is itself one value repeated (what `log(sigma)` receives in `sum(square(y - mu) - log(sigma))`)
+  // is the same in every block: frames write it to `repeated` instead, which no block reads, and fold() multiplies it
+  // by the segment's length. The loop then carries no accumulator for it.
   struct lanes {
     Eigen::Array<T, int(repeat_length), 1> sum = zero_block<Eigen::Array<T, int(repeat_length), 1>>();
     T repeated = T(0);

@@ -37,9 +37,10 @@ struct access_frame {
 
   [[nodiscard]] const auto& value() const noexcept { return values; }
 
-  // A leaf that may repeat (its shape is known at run time) always adds to the lanes too:
-  // a branch would keep them in memory, and fold() ignores them unless the leaf repeats.
-  // Then the gradient has two readers, so a lazy one is evaluated once, into registers.
+  // A leaf that may repeat (its shape is known at run time) always adds to the lanes too (or,
+  // for an upstream that is one value repeated, writes it to lanes.repeated): a branch would
+  // keep them in memory, and fold() ignores them unless the leaf repeats. Then the gradient
+  // has two readers, so a lazy one is evaluated once, into registers.
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
     if constexpr (std::is_empty_v<Lanes>) {
@@ -67,8 +68,9 @@ struct access_frame {
 
 // One value repeated over the segment, known to be so at compile time (a scalar Var or
 // Const, a hoisted sub-tree, a full reduction): read as a constant expression, so it lives
-// in a register; its gradient goes to the loop's lanes, whether or not it is asked for:
-// fold() drops it then. A branch here would keep the lanes in memory.
+// in a register; its gradient goes to the loop's lanes (an upstream that is one value
+// repeated, to lanes.repeated), whether or not it is asked for: fold() drops it then. A
+// branch here would keep the lanes in memory.
 template <class T, int N>
 struct uniform_frame {
   T constant;
