@@ -37,18 +37,15 @@ struct access_frame {
 
   [[nodiscard]] const auto& value() const noexcept { return values; }
 
-  // A leaf that may repeat (its shape is known at run time) always adds to the lanes too (or,
-  // for an upstream that is one value repeated, writes it to lanes.repeated): a branch would
-  // keep them in memory, and fold() ignores them unless the leaf repeats. Then the gradient
-  // has two readers, so a lazy one is evaluated once, into registers.
+  // A leaf that may repeat (its shape is known at run time) always adds to the lanes too:
+  // a branch would keep them in memory, and fold() ignores them unless the leaf repeats.
+  // Then the gradient has two readers, so a lazy one is evaluated once, into registers
+  // (one value repeated stays as it is: add_to_lanes counts it without reading a block).
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
     if constexpr (std::is_empty_v<Lanes>) {
       if (grad) write_grad(dy);
-    } else if constexpr (is_uniform_expression_v<D>) {  // the same in every block (segment_access::lanes)
-      lanes.repeated = dy.coeff(0);
-      if (grad) write_grad(dy);
-    } else if constexpr (!is_evaluated_v<D>) {
+    } else if constexpr (!is_evaluated_v<D> && !is_uniform_expression_v<D>) {
       backward(block_t<T, N>(dy), lanes);
     } else {
       add_to_lanes<N>(lanes, dy);
@@ -68,9 +65,8 @@ struct access_frame {
 
 // One value repeated over the segment, known to be so at compile time (a scalar Var or
 // Const, a hoisted sub-tree, a full reduction): read as a constant expression, so it lives
-// in a register; its gradient goes to the loop's lanes (an upstream that is one value
-// repeated, to lanes.repeated), whether or not it is asked for: fold() drops it then. A
-// branch here would keep the lanes in memory.
+// in a register; its gradient goes to the loop's lanes, whether or not it is asked for:
+// fold() drops it then. A branch here would keep the lanes in memory.
 template <class T, int N>
 struct uniform_frame {
   T constant;
@@ -85,10 +81,7 @@ struct uniform_frame {
 
   template <class D, class Lanes>
   void backward(const D& dy, Lanes& lanes) {
-    if constexpr (is_uniform_expression_v<D>)  // the same in every block (segment_access::lanes)
-      lanes.repeated = dy.coeff(0);
-    else
-      add_to_lanes<N>(lanes, dy);
+    add_to_lanes<N>(lanes, dy);
   }
 };
 

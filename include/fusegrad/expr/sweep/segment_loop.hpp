@@ -139,11 +139,15 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes). The lanes are
 // only ever touched whole or at fixed positions: a run-time position anywhere (the last,
-// partial block) would keep them in memory in every block.
+// partial block) would keep them in memory in every block. A gradient that is one value
+// repeated is the same in every block: it is written to `repeated`, which fold() multiplies
+// by the segment's length, and no accumulator carries it through the loop.
 template <int N, class Lanes, class D>
 void add_to_lanes(Lanes& lanes, const D& dy) {
   using lanes_array = decltype(lanes.sum);
-  if constexpr (N == Eigen::Dynamic) {
+  if constexpr (is_uniform_expression_v<D>) {
+    lanes.repeated = dy.coeff(0);
+  } else if constexpr (N == Eigen::Dynamic) {
     lanes_array padded = zero_block<lanes_array>();
     padded.head(dy.size()) = dy;
     lanes.sum += padded;
