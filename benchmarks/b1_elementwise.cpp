@@ -242,7 +242,8 @@ void libtorch(benchmark::State& state) {
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {16L, 1024L, 65536L, 1048576L}) b->Arg(n);
 }
-// And 2^22, where fresh gradient arrays cost page faults: hand-written, fused and fused_into only.
+// And 2^22, where memory fresh from the system would cost a page fault per 4 KiB of every gradient: hand-written,
+// fused and fused_into only.
 void sizes_and_large(benchmark::internal::Benchmark* b) {
   sizes(b);
   b->Arg(4194304L);

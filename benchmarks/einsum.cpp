@@ -195,8 +195,7 @@ void fused(benchmark::State& state) {
 }
 
 // The static layer writing the gradients into arrays the loop reuses (value_and_grad_into), as the hand-written
-// variants reuse theirs: value_and_grad returns arrays of its own, fresh memory whenever the heap hands out fresh
-// pages.
+// variants reuse theirs; value_and_grad returns arrays of its own, in blocks the thread recycles.
 template <class Problem>
 void fused_into(benchmark::State& state) {
   const Problem p;

@@ -1,4 +1,5 @@
-// alloc/no_allocation_test.cpp -- value_and_grad on fully static shapes touches no heap; on dyn shapes it does.
+// alloc/no_allocation_test.cpp -- value_and_grad on fully static shapes touches no heap; on dyn shapes it takes
+// the gradient arrays from the heap, and the blocks of large ones from the thread's cache.
 //
 // Two counters, because Eigen does not allocate through operator new:
 //   * every replaceable global operator new/delete is replaced here by a counting version
@@ -228,6 +229,21 @@ TEST(NoAllocation, DynShapesDoAllocate) {
     (void)dx;
   });
   EXPECT_GE(n.total(), 1u);
+}
+
+// At sizes of 1 KiB and up the gradient array is a block the thread recycles: once one call has dropped its
+// gradient, the next takes the same block, and a loop of value_and_grad allocates nothing.
+TEST(NoAllocation, DynShapesReuseTheGradientBlockOfTheLastCall) {
+  fg::Var<double, fg::Shape<fg::dyn>> x(Eigen::ArrayXd::LinSpaced(65536, -2, 2));
+  const double first = std::get<1>(fg::value_and_grad(b1(x), x))[0];  // its gradient dropped at once
+  double again = 0;
+  const Allocations n = count_allocations([&] {
+    const auto [v, dx] = fg::value_and_grad(b1(x), x);
+    (void)v;
+    again = dx[0];
+  });
+  EXPECT_EQ(n.total(), 0u) << n.new_calls << " operator new, " << n.eigen_mallocs << " Eigen mallocs";
+  EXPECT_EQ(again, first);
 }
 
 // value_and_grad_into on Shape<dyn>, at a size whose arrays would come from the heap: the caller's

@@ -52,6 +52,22 @@ class small_buffer {
     other.data_ = other.inline_.data();
     other.size_ = 0;
   }
+  small_buffer& operator=(small_buffer&& other) noexcept {
+    if (this != &other) {
+      free_heap();
+      size_ = other.size_;
+      capacity_bytes_ = std::exchange(other.capacity_bytes_, 0);
+      if (capacity_bytes_ == 0) {
+        inline_ = other.inline_;
+        data_ = inline_.data();
+      } else {
+        data_ = other.data_;
+      }
+      other.data_ = other.inline_.data();
+      other.size_ = 0;
+    }
+    return *this;
+  }
   small_buffer(const small_buffer&) = delete;
   small_buffer& operator=(const small_buffer&) = delete;
   ~small_buffer() { free_heap(); }

@@ -8,16 +8,33 @@
 #include <type_traits>
 #include <utility>
 
+#include <fusegrad/expr/gradient_array.hpp>
 #include <fusegrad/expr/leaf_uses.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
 
 namespace fusegrad::detail {
 
+// gradient_storage_t<V>: what holds the gradient of var V while the sweep adds to it, and after: fixed-size Eigen
+// storage where V's shape allows it (no heap), else a GradientArray (a recycled block).
+template <class V>
+using gradient_storage_t = std::conditional_t<has_fixed_storage_v<typename V::value_type, typename V::static_shape>,
+                                              storage_t<typename V::value_type, typename V::static_shape>,
+                                              GradientArray<typename V::value_type>>;
+
 // grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else an array shaped like V.
 template <class V>
 using grad_t = std::conditional_t<std::is_same_v<typename V::static_shape, Shape<>>, typename V::value_type,
-                                  storage_t<typename V::value_type, typename V::static_shape>>;
+                                  gradient_storage_t<V>>;
+
+// A gradient_storage_t for var v, uninitialised.
+template <class V>
+gradient_storage_t<V> make_gradient_storage(const V& v) {
+  if constexpr (has_fixed_storage_v<typename V::value_type, typename V::static_shape>)
+    return gradient_storage_t<V>();
+  else
+    return gradient_storage_t<V>(v.extents().size());
+}
 
 // Routes each leaf occurrence to the gradient of the requested var it is (by address), or
 // nowhere. A var used several times gets every occurrence's contribution added. `Grads` holds
@@ -100,15 +117,11 @@ struct basic_var_sinks {
   }
 };
 
-template <class V>
-using var_storage_t = storage_t<typename V::value_type, typename V::static_shape>;
-
 // The sinks of value_and_grad and vjp: arrays shaped like the vars, moved out as results.
 template <class... Vars>
-struct var_sinks : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...> {
+struct var_sinks : basic_var_sinks<std::tuple<gradient_storage_t<Vars>...>, Vars...> {
   explicit var_sinks(const Vars&... v)
-      : basic_var_sinks<std::tuple<var_storage_t<Vars>...>, Vars...>{
-            {&v...}, {make_storage<typename Vars::value_type, typename Vars::static_shape>(v.extents())...}} {}
+      : basic_var_sinks<std::tuple<gradient_storage_t<Vars>...>, Vars...>{{&v...}, {make_gradient_storage(v)...}} {}
 
   // Before the sweep of expr: every gradient it adds to starts at zero.
   template <class E>
