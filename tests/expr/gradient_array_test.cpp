@@ -54,6 +54,19 @@ TEST(GradientArray, AGradientDroppedLeavesItsBlockForTheNextCall) {
   for (std::size_t i = 0; i < n; i += 4099) EXPECT_EQ(again[Eigen::Index(i)], 2 * x.data()[i]);
 }
 
+TEST(GradientArray, AVarNamedTwiceAndVjpGetTheirOwnArrays) {
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0});
+  auto [value, first, second] = fg::value_and_grad(fg::sum(x * x), x, x);
+  EXPECT_EQ(value, 14.0);
+  EXPECT_TRUE((first == Eigen::Array3d(2, 4, 6)).all());  // d/dx sum(x^2) = 2x, for each naming
+  EXPECT_TRUE((second == first).all());
+  EXPECT_NE(first.data(), second.data());
+  const auto [y, dx] = fg::vjp(x * x, Eigen::Array3d(1, 10, 100), x);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(dx)>, fg::GradientArray<double>>);
+  EXPECT_TRUE((dx == Eigen::Array3d(2, 40, 600)).all());  // upstream times 2x
+  EXPECT_EQ(y[2], 9.0);
+}
+
 // Sizes held in place (up to small_buffer's inline capacity) and on the heap.
 class GradientArraySizes : public ::testing::TestWithParam<std::size_t> {};
 
@@ -71,9 +84,15 @@ TEST_P(GradientArraySizes, CopiesAreDeepAndMovesCarryTheValues) {
 
   fg::GradientArray<double> moved = std::move(copy);
   EXPECT_EQ(copy.size(), 0);  // NOLINT(bugprone-use-after-move): a moved-from array is empty
+  copy = dx * 0 + 9;          // the source takes other values: the moved array must not read them
   ASSERT_EQ(std::size_t(moved.size()), n);
   EXPECT_EQ(moved[0], -1.0);
   EXPECT_TRUE((moved.tail(Eigen::Index(n) - 1) == 3.0).all());
+  const auto* first = reinterpret_cast<const char*>(moved.data());
+  const auto* inside = reinterpret_cast<const char*>(&moved);
+  if (n <= 4) {  // values held in place move with it
+    EXPECT_TRUE(first >= inside && first < inside + sizeof moved);
+  }
 
   fg::GradientArray<double> target(1);
   target = std::move(moved);
@@ -82,6 +101,25 @@ TEST_P(GradientArraySizes, CopiesAreDeepAndMovesCarryTheValues) {
   target = dx;
   EXPECT_TRUE((target == 3.0).all());
   EXPECT_NE(target.data(), dx.data());
+  const fg::GradientArray<double>& same = target;
+  target = same;  // self-assignment keeps the values
+  EXPECT_TRUE((target == 3.0).all());
+}
+
+TEST_P(GradientArraySizes, TakesNumbersResizesAndConvertsFromMatrices) {
+  const std::size_t n = GetParam();
+  fg::GradientArray<double> g(n);
+  g = 0.5;
+  EXPECT_TRUE((g == 0.5).all());
+  g.resize(Eigen::Index(n) + 3);
+  ASSERT_EQ(std::size_t(g.size()), n + 3);
+  g = 2.0;
+  EXPECT_TRUE((g == 2.0).all());
+  const fg::GradientArray<double> from_matrix = Eigen::VectorXd::LinSpaced(Eigen::Index(n), 1, double(n)).array();
+  ASSERT_EQ(std::size_t(from_matrix.size()), n);
+  EXPECT_EQ(from_matrix[Eigen::Index(n) - 1], double(n));
+  static_assert(!std::is_constructible_v<fg::GradientArray<double>, Eigen::ArrayXcd>,
+                "complex values do not convert to double");
 }
 
 TEST_P(GradientArraySizes, AssignsExpressionsAsAnEigenArrayDoes) {

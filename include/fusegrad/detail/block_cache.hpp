@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <map>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/detail/retention.hpp>
@@ -52,8 +54,10 @@ class block_cache {
       c.retained.hand_out(bytes);
       return allocate_values(bytes);
     }
-    const auto [found_bytes, found] = *fit;
-    c.blocks.erase(fit);
+    auto entry = c.blocks.extract(fit);
+    const std::size_t found_bytes = entry.key();
+    void* const found = entry.mapped();
+    c.keep_entry(std::move(entry));
     c.retained.unkeep(found_bytes);
     c.retained.hand_out(found_bytes);
     bytes = found_bytes;
@@ -72,7 +76,7 @@ class block_cache {
     }
     try {
       // First among the blocks of its size, so that the next request of that size takes it.
-      c.blocks.emplace_hint(c.blocks.lower_bound(bytes), bytes, p);
+      c.file(p, bytes);
     } catch (...) {  // no room to remember it: give it back
       c.retained.unkeep(bytes);
       free_values(p, bytes);
@@ -97,15 +101,41 @@ class block_cache {
 
  private:
   struct blocks_of_thread {
+    using index = std::multimap<std::size_t, void*>;
     // By size: a thread may keep thousands of blocks, each found and filed in logarithmic time.
-    std::multimap<std::size_t, void*> blocks;
+    index blocks;
+    // The index's entries of blocks handed out, kept to file blocks that come back: a loop that takes blocks and
+    // gives them back then allocates nothing, not even the index's nodes.
+    std::vector<index::node_type> spare_entries;
     retention retained{.limit = std::size_t(256) << 20};
+
+    void keep_entry(index::node_type entry) noexcept {
+      try {
+        spare_entries.push_back(std::move(entry));
+      } catch (...) {  // no room to keep it: the entry is freed
+      }
+    }
+    void file(void* p, std::size_t bytes) {
+      // Room for a loop's few blocks at once, made while the first is filed, not when the loop takes it again.
+      if (spare_entries.capacity() == 0) spare_entries.reserve(16);
+      const auto hint = blocks.lower_bound(bytes);
+      if (spare_entries.empty()) {
+        blocks.emplace_hint(hint, bytes, p);
+        return;
+      }
+      index::node_type entry = std::move(spare_entries.back());
+      spare_entries.pop_back();
+      entry.key() = bytes;
+      entry.mapped() = p;
+      blocks.insert(hint, std::move(entry));
+    }
     void clear() noexcept {
       for (const auto& [bytes, p] : blocks) {
         retained.unkeep(bytes);
         free_values(p, bytes);
       }
       blocks.clear();
+      spare_entries.clear();
     }
     ~blocks_of_thread() { clear(); }
   };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include <Eigen/Core>
@@ -19,7 +20,9 @@ namespace fusegrad {
 /// them gets the same blocks back on the next call, instead of memory fresh from the system, whose
 /// pages fault on first touch, once per 4 KiB, on every call.
 ///
-/// Assigning an expression of another size resizes it, as assigning to an Eigen::Array does.
+/// Assigning an expression of another size resizes it, as assigning to an Eigen::Array does. Hold it by value or
+/// as a GradientArray reference (`auto`, `auto&&`): a plain Eigen::Map bound to a temporary one outlives its block,
+/// as a Map over any temporary array would.
 template <class T>
 class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
   using map = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
@@ -30,6 +33,7 @@ class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
   explicit GradientArray(std::size_t n) : map(nullptr, 0), values_(n) { point_at_values(); }
   template <class Other>
   GradientArray(const Eigen::DenseBase<Other>& other)  // NOLINT(google-explicit-constructor): as Eigen::Array
+      requires std::is_convertible_v<typename Other::Scalar, T>
       : GradientArray(static_cast<std::size_t>(other.size())) {
     map::operator=(other);
   }
@@ -59,6 +63,18 @@ class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
     assign(other);
     return *this;
   }
+  /// Every value set to `value` (`dx = 0.0`), as for an Eigen::Array.
+  GradientArray& operator=(const T& value) {
+    map::setConstant(value);
+    return *this;
+  }
+
+  /// n values, uninitialised unless n is the size it has (Eigen::Array::resize's contract).
+  void resize(Eigen::Index n) {
+    if (n == this->size()) return;
+    values_ = detail::small_buffer<T>(static_cast<std::size_t>(n));
+    point_at_values();
+  }
 
  private:
   // An expression of this array's size is written in place (element-wise aliasing, as in dx = 2 * dx, is safe); one
@@ -75,7 +91,8 @@ class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
     values_ = std::move(fresh);
     point_at_values();
   }
-  // The Map base is rebuilt in place whenever the values move (Eigen's way of re-pointing a Map).
+  // The Map base is rebuilt in place whenever the values move: Eigen's way of re-pointing a Map, which its own
+  // Eigen::Ref does to its Map base as well.
   void point_at_values() {
     new (static_cast<map*>(this)) map(values_.data(), static_cast<Eigen::Index>(values_.size()));
   }
