@@ -246,6 +246,27 @@ TEST(NoAllocation, DynShapesReuseTheGradientBlockOfTheLastCall) {
   EXPECT_EQ(again, first);
 }
 
+// The cache itself allocates nothing once a loop's blocks have been filed, however many the loop takes at once (more
+// than the first room it makes for its index's entries).
+TEST(NoAllocation, TheBlockCacheRefilesAnyNumberOfBlocksWithoutAllocating) {
+  using fg::detail::block_cache;
+  block_cache::release();
+  constexpr std::size_t count = 40, bytes = 4096;
+  std::vector<void*> blocks(count);
+  const auto take_and_give_back = [&] {
+    for (void*& p : blocks) {
+      std::size_t size = bytes;
+      p = block_cache::allocate(size);
+    }
+    for (void* p : blocks) block_cache::deallocate(p, bytes);
+  };
+  take_and_give_back();  // the first round gets its blocks from the system and files them
+  const Allocations n = count_allocations(take_and_give_back);
+  EXPECT_EQ(n.total(), 0u) << n.new_calls << " operator new, " << n.eigen_mallocs << " Eigen mallocs";
+  EXPECT_EQ(block_cache::cached_bytes(), count * bytes);
+  block_cache::release();
+}
+
 // value_and_grad_into on Shape<dyn>, at a size whose arrays would come from the heap: the caller's
 // buffers take the gradients, and nothing is allocated.
 TEST(NoAllocation, DynShapesIntoTheCallersBuffers) {

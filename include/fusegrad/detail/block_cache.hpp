@@ -1,6 +1,7 @@
 // detail/block_cache.hpp -- blocks of values recycled per thread, so that memory fresh from the system is rare.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <new>
@@ -116,8 +117,10 @@ class block_cache {
       }
     }
     void file(void* p, std::size_t bytes) {
-      // Room for a loop's few blocks at once, made while the first is filed, not when the loop takes it again.
-      if (spare_entries.capacity() == 0) spare_entries.reserve(16);
+      // Room for every entry the index has made, reserved here, where a new one is made: keep_entry then never
+      // allocates, and a loop that takes its blocks again allocates nothing.
+      const std::size_t entries = blocks.size() + spare_entries.size() + 1;
+      if (spare_entries.capacity() < entries) spare_entries.reserve(std::max<std::size_t>(16, 2 * entries));
       const auto hint = blocks.lower_bound(bytes);
       if (spare_entries.empty()) {
         blocks.emplace_hint(hint, bytes, p);

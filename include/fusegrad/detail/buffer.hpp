@@ -42,29 +42,11 @@ class small_buffer {
     resize(n);
     std::fill_n(data_, n, fill);
   }
-  small_buffer(small_buffer&& other) noexcept
-      : size_(other.size_), capacity_bytes_(std::exchange(other.capacity_bytes_, 0)) {
-    if (capacity_bytes_ == 0) {  // inline values: copy them, and point at our own
-      inline_ = other.inline_;
-    } else {
-      data_ = other.data_;
-    }
-    other.data_ = other.inline_.data();
-    other.size_ = 0;
-  }
+  small_buffer(small_buffer&& other) noexcept { take(other); }
   small_buffer& operator=(small_buffer&& other) noexcept {
     if (this != &other) {
       free_heap();
-      size_ = other.size_;
-      capacity_bytes_ = std::exchange(other.capacity_bytes_, 0);
-      if (capacity_bytes_ == 0) {
-        inline_ = other.inline_;
-        data_ = inline_.data();
-      } else {
-        data_ = other.data_;
-      }
-      other.data_ = other.inline_.data();
-      other.size_ = 0;
+      take(other);
     }
     return *this;
   }
@@ -92,6 +74,19 @@ class small_buffer {
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
  private:
+  // Takes other's values (its block, or a copy of its inline ones) and leaves it empty; this holds no block.
+  void take(small_buffer& other) noexcept {
+    size_ = other.size_;
+    capacity_bytes_ = std::exchange(other.capacity_bytes_, 0);
+    if (capacity_bytes_ == 0) {  // inline values: copy them, and point at our own
+      inline_ = other.inline_;
+      data_ = inline_.data();
+    } else {
+      data_ = other.data_;
+    }
+    other.data_ = other.inline_.data();
+    other.size_ = 0;
+  }
   void resize_slow(std::size_t n) {
     if (n <= inline_capacity) {
       free_heap();

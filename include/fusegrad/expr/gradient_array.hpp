@@ -71,8 +71,7 @@ class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
 
   /// n values, uninitialised unless n is the size it has (Eigen::Array::resize's contract).
   void resize(Eigen::Index n) {
-    if (n == this->size()) return;
-    values_ = detail::small_buffer<T>(static_cast<std::size_t>(n));
+    values_.resize(static_cast<std::size_t>(n));
     point_at_values();
   }
 
