@@ -153,8 +153,12 @@ class fused_node final : public node<typename E::value_type> {
       flat_op<E>::backward(expr_, this->size, grad_output, sinks);  // never deferred: value_out is null
     } else if constexpr (linear_root) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
-      // is swept once, forward and reverse in one loop.
-      const T value = reduce_and_sweep(expr_, sinks, grad_output[0]);
+      // is swept once, forward and reverse in one loop. A loss's backward() starts from 1: as a
+      // constant it folds into the chain's coefficients, as in the static layer. A run-time seed
+      // holds one more vector register all through the loop, and where there are only 16 (AVX2)
+      // that one can push the gradients' accumulators onto the stack.
+      const T seed = grad_output[0];
+      const T value = seed == T(1) ? reduce_and_sweep(expr_, sinks, T(1)) : reduce_and_sweep(expr_, sinks, seed);
       if (value_out) *value_out = value;
     } else if constexpr (E::kind == node_kind::materialized) {
       // A matmul, einsum, reduction over some axes ...: its VJPs read the upstream as it is, and
