@@ -59,7 +59,7 @@ struct access_frame {
     if constexpr (OverwritesGrad)
       block_map<T, N>(grad, values.size()) = dy;
     else
-      block_map<T, N>(grad, values.size()) += dy;
+      add_gradient(block_map<T, N>(grad, values.size()), dy);
   }
 };
 

@@ -70,6 +70,23 @@ template <class Op, class X, class Y>
 inline constexpr bool is_uniform_expression_v<Eigen::CwiseBinaryOp<Op, X, Y>> =
     is_uniform_expression_v<std::remove_cv_t<X>>&& is_uniform_expression_v<std::remove_cv_t<Y>>;
 
+// is_negation_v<D>: D is -x, an Eigen negation (sub's gradient of its right operand). Added to an
+// accumulator, x is subtracted instead (add_gradient): acc - a * b is then one fused multiply-subtract,
+// where acc + -(a * b) takes a negation and an addition besides the product.
+template <class D>
+inline constexpr bool is_negation_v = false;
+template <class Scalar, class X>
+inline constexpr bool is_negation_v<Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<Scalar>, X>> = true;
+
+// target += dy, a negated dy subtracted (is_negation_v).
+template <class Target, class D>
+[[gnu::always_inline]] inline void add_gradient(Target&& target, const D& dy) {
+  if constexpr (is_negation_v<D>)
+    target -= dy.nestedExpression();
+  else
+    target += dy;
+}
+
 // is_evaluated_v<D>: D already sits in memory (an array or a map), or is one value repeated, so reading it twice
 // is free. A repeated value is never stored into a block: Eigen fills a block with a constant through
 // std::fill_n, which the compiler vectorises at its own preferred width (256 bits on AVX-512 machines), and the

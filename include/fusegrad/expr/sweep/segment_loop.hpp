@@ -152,7 +152,7 @@ void add_to_lanes(Lanes& lanes, const D& dy) {
     padded.head(dy.size()) = dy;
     lanes.sum += padded;
   } else {
-    lanes.sum.template head<N>() += dy;
+    add_gradient(lanes.sum.template head<N>(), dy);
   }
 }
 
