@@ -72,13 +72,13 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 
 /// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
 /// this many elements (fixed-size Eigen arrays, so they vectorise), then the reverse sweep
-/// runs on the same block before moving on. Short blocks fit in registers: 8 elements (for
-/// doubles four SSE2 packets, two AVX ones), 16 with AVX-512 (two packets of doubles), so a
-/// block's values and the scalars' gradient lanes can stay in the 16 (SSE2, AVX) or 32
-/// (AVX-512) vector registers from one node to the next. Longer blocks spill them to the stack once per block
+/// runs on the same block before moving on. A block is two packets (for doubles 4 with SSE2,
+/// 8 with AVX, 16 with AVX-512): two independent packets keep the additions' latency hidden,
+/// and a block's values and the scalars' gradient lanes still fit the 16 vector registers of
+/// SSE2 and AVX. Longer blocks spill them to the stack once per block
 /// (benchmarks/results/b1-b5.md, "Block length", measures the choice).
 inline constexpr Eigen::Index block_length =
-    std::clamp<Eigen::Index>(2 * Eigen::internal::packet_traits<double>::size, 8, 16);
+    std::clamp<Eigen::Index>(2 * Eigen::internal::packet_traits<double>::size, 4, 16);
 
 // zero_block<A>(): a fixed-size array of zeros, written by Eigen's packet stores. `A::Zero()` assigned to an array
 // goes through std::fill_n, which g++ turns into `rep stos` here (slow to start for a few hundred bytes) and, on
