@@ -164,6 +164,45 @@ TYPED_TEST(Reductions, Max) {
   TypeParam::expect_gradcheck([](const auto& v) { return fg::max(fg::sin(v)); }, x);
 }
 
+// Terms that are one value for every element, added or subtracted last (`- log(sigma) - c` ending a log-density),
+// are summed once times the element count, not per element: both counts are checked here, at lengths below one
+// block, of whole blocks and with a partial block, on integers, where every sum is exact.
+TEST(SumOfAChain, TermsRepeatedOverTheSegmentCountOncePerElement) {
+  for (const Eigen::Index n : {1, 3, 4, 8, 13, 100}) {
+    SCOPED_TRACE(n);
+    const Eigen::ArrayXd values = Eigen::ArrayXd::LinSpaced(n, 0.0, double(n - 1));
+    const double s = values.sum(), ss = values.square().sum(), count = double(n);
+    fg::Var<double, fg::Shape<fg::dyn>> x(values.matrix());
+    fg::Var<double, fg::Shape<>> c(3.0);
+    const fg::Const<double, fg::Shape<>> d(0.5);
+    {
+      const auto [value, dx, dc] = fg::value_and_grad(fg::sum(fg::square(x) - c - 2.0 + d), x, c);
+      EXPECT_EQ(value, ss - count * (3.0 + 2.0 - 0.5));
+      expect_array_near(dx, 2.0 * values, 0.0);
+      EXPECT_EQ(dc, -count);
+    }
+    {
+      const auto [value, dx, dc] = fg::value_and_grad(fg::sum(c + (2.0 + x * c)), x, c);
+      EXPECT_EQ(value, count * 5.0 + 3.0 * s);
+      expect_array_near(dx, Eigen::ArrayXd::Constant(n, 3.0), 0.0);
+      EXPECT_EQ(dc, count + s);
+    }
+    {
+      const auto [value, dx] = fg::value_and_grad(fg::sum(2.0 - x), x);  // a uniform left operand stays per element
+      EXPECT_EQ(value, 2.0 * count - s);
+      expect_array_near(dx, Eigen::ArrayXd::Constant(n, -1.0), 0.0);
+    }
+    fg::Tensor xt = fg::Tensor::from(values).requires_grad_();
+    fg::ScalarTensor ct(3.0);
+    ct.requires_grad_();
+    const fg::Tensor fused = fg::sum(fg::square(xt) - ct - 2.0);
+    fused.backward();
+    EXPECT_EQ(fused.item(), ss - count * 5.0);
+    expect_array_near(xt.grad().eigen(), 2.0 * values, 0.0);
+    EXPECT_EQ(ct.grad().item(), -count);
+  }
+}
+
 TEST(ReductionErrors, MaxOfAnEmptyArrayIsAValueError) {
   fg::Var<double, fg::Shape<fg::dyn>> x(Extents{0});
   fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::max(x)); }, {"fusegrad::max", "empty"});
