@@ -164,10 +164,11 @@ TYPED_TEST(Reductions, Max) {
   TypeParam::expect_gradcheck([](const auto& v) { return fg::max(fg::sin(v)); }, x);
 }
 
-// Terms that are one value for every element, added or subtracted last (`- log(sigma) - c` ending a log-density),
-// are summed once times the element count, not per element: both counts are checked here, at lengths below one
-// block, of whole blocks and with a partial block, on integers, where every sum is exact.
-TEST(SumOfAChain, TermsRepeatedOverTheSegmentCountOncePerElement) {
+// A sum over a chain that ends by adding or subtracting one value for every element (`- log(sigma) - c` ending a
+// log-density), at lengths below one block, of whole blocks and with a partial block, on integers, where every sum is
+// exact. The term is subtracted from each element, as written, before the sum: values close to it keep their
+// precision (1e15 + k minus 1e15 is k exactly; 100e15 + 4950 - 100 * 1e15 is not).
+TEST(SumOfAChain, TermsRepeatedOverTheSegment) {
   for (const Eigen::Index n : {1, 3, 4, 8, 13, 100}) {
     SCOPED_TRACE(n);
     const Eigen::ArrayXd values = Eigen::ArrayXd::LinSpaced(n, 0.0, double(n - 1));
@@ -191,6 +192,12 @@ TEST(SumOfAChain, TermsRepeatedOverTheSegmentCountOncePerElement) {
       const auto [value, dx] = fg::value_and_grad(fg::sum(2.0 - x), x);  // a uniform left operand stays per element
       EXPECT_EQ(value, 2.0 * count - s);
       expect_array_near(dx, Eigen::ArrayXd::Constant(n, -1.0), 0.0);
+    }
+    {
+      const fg::Const<double, fg::Shape<>> large(1e15);
+      fg::Var<double, fg::Shape<fg::dyn>> near_large((values + 1e15).matrix());
+      EXPECT_EQ(fg::eval(fg::sum(near_large - large)), s);
+      EXPECT_EQ(std::get<0>(fg::value_and_grad(fg::sum(near_large - large), near_large)), s);
     }
     fg::Tensor xt = fg::Tensor::from(values).requires_grad_();
     fg::ScalarTensor ct(3.0);

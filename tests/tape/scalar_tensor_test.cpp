@@ -84,7 +84,7 @@ TYPED_TEST(ScalarTensorBridge, B2ClosedForm) {
 }
 
 // The scalars' gradients are summed in per-lane accumulators across the blocks of the loop
-// and folded after it; sizes around the block length (8 or 16, by the SIMD registers) cover one
+// and folded after it; sizes around the block length (4, 8 or 16, by the SIMD registers) cover one
 // partial block, whole blocks, and whole blocks plus a partial one. Each way a scalar can be read must agree with
 // the closed form: a scalar Var (static), a ScalarTensor (static rank 0 in a tensor) and a
 // plain Tensor that holds one value (found out at run time), fused and taped.

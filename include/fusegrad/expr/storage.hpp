@@ -72,11 +72,13 @@ scratch_t<T, S> make_scratch(std::size_t n, T fill) {
 
 /// Element-wise chains run strip-mined: every node of a segment is evaluated on blocks of
 /// this many elements (fixed-size Eigen arrays, so they vectorise), then the reverse sweep
-/// runs on the same block before moving on. A block is two packets (for doubles 4 with SSE2,
-/// 8 with AVX, 16 with AVX-512): two independent packets keep the additions' latency hidden,
-/// and a block's values and the scalars' gradient lanes still fit the 16 vector registers of
-/// SSE2 and AVX. Longer blocks spill them to the stack once per block
-/// (benchmarks/results/b1-b5.md, "Block length", measures the choice).
+/// runs on the same block before moving on. A block is two packets (for doubles 4 with SSE2
+/// or any 128-bit vectors, 8 with AVX, 16 with AVX-512; 4 without vectorisation): two
+/// independent packets keep the additions' latency hidden, and a block's values and the
+/// scalars' gradient lanes still fit the 16 vector registers of SSE2 and AVX. Longer blocks
+/// spill them to the stack once per block (benchmarks/results/b1-b5.md, "Block length",
+/// measures the choice on x86-64). It differs with the vector width, one reason why a program's
+/// translation units must all be built for the same SIMD registers (README, Limitations).
 inline constexpr Eigen::Index block_length =
     std::clamp<Eigen::Index>(2 * Eigen::internal::packet_traits<double>::size, 4, 16);
 

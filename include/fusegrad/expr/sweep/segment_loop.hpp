@@ -123,66 +123,18 @@ struct store_values_if_asked {  // store_values where `out` is set, discard_valu
     if (out) store_values<T>{out}(v, offset);
   }
 };
-// A block value's terms that are one value repeated, added or subtracted last (`- log(sigma) - c`
-// at the end of a log-density): the same amount in every element of the segment. A sum takes them
-// once, times the number of elements, and adds up only the rest block by block.
-//   uniform_tail_v<D>: D is `X + u`, `u + X` or `X - u` with u uniform (and X not);
-//   varying_part(d):   X, with any uniform tail of X taken off too;
-//   uniform_part(d):   what the uniform tails add to every element.
-template <class D>
-inline constexpr bool uniform_tail_v = false;
-template <class S, class X, class Y>
-inline constexpr bool uniform_tail_v<Eigen::CwiseBinaryOp<Eigen::internal::scalar_sum_op<S, S>, X, Y>> =
-    is_uniform_expression_v<std::remove_cv_t<X>> != is_uniform_expression_v<std::remove_cv_t<Y>>;
-template <class S, class X, class Y>
-inline constexpr bool uniform_tail_v<Eigen::CwiseBinaryOp<Eigen::internal::scalar_difference_op<S, S>, X, Y>> =
-    is_uniform_expression_v<std::remove_cv_t<Y>> && !is_uniform_expression_v<std::remove_cv_t<X>>;
-template <class D>
-inline constexpr bool is_difference_v = false;
-template <class S, class X, class Y>
-inline constexpr bool is_difference_v<Eigen::CwiseBinaryOp<Eigen::internal::scalar_difference_op<S, S>, X, Y>> = true;
-
-template <class D>
-[[gnu::always_inline]] inline const auto& varying_part(const D& d) {
-  if constexpr (!uniform_tail_v<D>)
-    return d;
-  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.lhs())>>)
-    return varying_part(d.rhs());
-  else
-    return varying_part(d.lhs());
-}
-
-template <class T, class D>
-[[gnu::always_inline]] inline T uniform_part(const D& d) {
-  if constexpr (!uniform_tail_v<D>)
-    return T(0);
-  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.lhs())>>)
-    return T(d.lhs().coeff(0)) + uniform_part<T>(d.rhs());
-  else if constexpr (is_difference_v<D>)
-    return uniform_part<T>(d.lhs()) - T(d.rhs().coeff(0));
-  else
-    return uniform_part<T>(d.lhs()) + T(d.rhs().coeff(0));
-}
-
 template <class T>
 struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
   T* total;
   Eigen::Array<T, int(block_length), 1> lanes = zero_block<Eigen::Array<T, int(block_length), 1>>();
-  T uniform = T(0);          // uniform_part of every block: the same in each
-  Eigen::Index counted = 0;  // elements whose uniform part is still to be added
   template <class D>
-  void operator()(const D& v, Eigen::Index offset) {
-    if constexpr (uniform_tail_v<D>) {
-      uniform = uniform_part<T>(v);
-      counted += v.size();
-      (*this)(varying_part(v), offset);
-    } else if constexpr (D::RowsAtCompileTime == int(block_length)) {
+  void operator()(const D& v, Eigen::Index) {
+    if constexpr (D::RowsAtCompileTime == int(block_length))
       lanes += v;
-    } else {
+    else
       *total += v.sum();
-    }
   }
-  void fold() { *total += lanes.sum() + uniform * T(counted); }
+  void fold() { *total += lanes.sum(); }
 };
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes). The lanes are
