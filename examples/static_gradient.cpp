@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include <fusegrad/fusegrad.hpp>
+#include <fusegrad/static.hpp>
 
 namespace fg = fusegrad;
 

@@ -27,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 UNITS = (
     ("include_only", "`#include <fusegrad/fusegrad.hpp>` alone", None),
     ("small_gradient", "`value_and_grad(x * sin(x), x)`, one scalar Var", 1.3),
+    ("small_gradient_static", "the same, including `<fusegrad/static.hpp>` (the static layer alone)", None),
     ("nested_30", "`value_and_grad(sum(tanh(...tanh(x))), x)`, 30 deep, a vector Var", 2.0),
     ("nested_100", "the same, 100 deep", 3.0),
     ("small_tape", "a scalar Tensor, `fg::taped(x * sin(x) + exp(x) / x)`, `backward()`", None),
