@@ -24,6 +24,7 @@
 #include <fusegrad/ops/log1mexp.hpp>
 #include <fusegrad/ops/log1p.hpp>
 #include <fusegrad/ops/log_sigmoid.hpp>
+#include <fusegrad/ops/log_softmax.hpp>
 #include <fusegrad/ops/logsumexp.hpp>
 #include <fusegrad/ops/matmul.hpp>
 #include <fusegrad/ops/max.hpp>
@@ -68,9 +69,10 @@ using binary_ops = boost::mp11::mp_list<add_op, sub_op, mul_op, div_op, pow_op, 
 // once per name it takes: reshape, flatten, squeeze, unsqueeze; slice_op as slice and select).
 using materialized_ops = boost::mp11::mp_list<
     sum_op<AllAxes, keep_dims::no>, mean_op<AllAxes, keep_dims::no>, max_op<>, min_op<>, argmax_op<>, argmin_op<>,
-    prod_op<AllAxes, keep_dims::no>, logsumexp_op<AllAxes, keep_dims::no>, variance_op<AllAxes, keep_dims::no, 1>,
-    cumsum_op<0>, matmul_op, outer_op, transpose_op, reshape_op<detail::reshape_to_shape<6>>,
-    reshape_op<detail::flatten_all>, reshape_op<detail::squeeze_all>, reshape_op<detail::unsqueeze_static_axis<0>>,
+    prod_op<AllAxes, keep_dims::no>, logsumexp_op<AllAxes, keep_dims::no>, log_softmax_op<Axes<0>>,
+    variance_op<AllAxes, keep_dims::no, 1>, stddev_op<AllAxes, keep_dims::no, 1>, cumsum_op<0>, matmul_op, outer_op,
+    transpose_op, reshape_op<detail::reshape_to_shape<6>>, reshape_op<detail::flatten_all>,
+    reshape_op<detail::squeeze_all>, reshape_op<detail::unsqueeze_static_axis<0>>,
     permute_op<detail::static_axis_order<1, 0>>, broadcast_to_op<detail::broadcast_to_shape<2, 3>>,
     slice_op<detail::runtime_slice>, slice_op<detail::runtime_select>, index_select_op, gather_op, where_op, clamp_op,
     cat_op<2>, einsum_op<2, detail::einsum_static_text<"ij,jk->ik", 2>>>;

@@ -92,6 +92,57 @@ TEST(AxisReductionsByHand, SoftmaxSumsToOneAndLogSoftmaxIsItsLog) {
   EXPECT_EQ(p[6], 1.0);  // exp(1000 - 1000): no overflow
 }
 
+// log_softmax subtracts each group's maximum first, as PyTorch does: x - max is exact for inputs close together,
+// however large, so (1e10, 1e10 + 1) gives (-1, 0) - log(1 + 1/e) to the last bit, and its gradient is as exact.
+TEST(AxisReductionsByHand, LogSoftmaxKeepsItsPrecisionAtLargeInputs) {
+  const double shift = std::log1p(std::exp(-1.0)), p0 = 1 / (1 + std::exp(1.0));  // softmax = (p0, 1 - p0)
+  fg::Var<double, fg::Shape<2>> x{1e10, 1e10 + 1};
+  const fg::Const<double, fg::Shape<2>> pick_first{1.0, 0.0};
+  // d/dx log_softmax(x)[0] = (1, 0) - softmax(x)
+  const auto [value, dx] = fg::value_and_grad(fg::sum(fg::log_softmax(x, fg::axes<0>) * pick_first), x);
+  EXPECT_NEAR(value, -1 - shift, 1e-15);
+  EXPECT_NEAR(dx[0], 1 - p0, 1e-15);
+  EXPECT_NEAR(dx[1], -(1 - p0), 1e-15);
+  const auto y = fg::eval(fg::log_softmax(x, fg::axes<0>));
+  EXPECT_NEAR(y[1], -shift, 1e-15);
+  const fg::Tensor t = fg::Tensor::from({1e10, 1e10 + 1}, {2});
+  expect_array_near(fg::Tensor(fg::log_softmax(t, fg::axes<0>)).eigen(), {-1 - shift, -shift}, 1e-15);
+  expect_array_near(fg::taped(fg::softmax(t, fg::axes<0>)).eigen(), {p0, 1 - p0}, 1e-15);
+  // In float, 1e4 is already large: x - logsumexp(x) would be off by about 1e4 * 6e-8.
+  fg::Var<float, fg::Shape<2>> f{1e4f, 1e4f + 1};
+  EXPECT_NEAR(fg::eval(fg::softmax(f, fg::axes<0>))[0], float(p0), 1e-7f);
+}
+
+// A group holding +inf, or only -inf, has no softmax: NaN throughout, as in PyTorch.
+TEST(AxisReductionsByHand, LogSoftmaxOfAGroupWithInfinitiesIsNaN) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const fg::Tensor x = fg::Tensor::from({inf, 1.0, -inf, -inf, -inf, 0.0}, {3, 2});
+  const fg::Tensor y = fg::log_softmax(x, fg::axes<1>);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::isnan(y.data()[i])) << i;
+  EXPECT_EQ(y.data()[4], -inf);
+  EXPECT_EQ(y.data()[5], 0.0);
+}
+
+// The standard deviation of equal values is 0, and its gradient there 0, as PyTorch takes it (sqrt's slope is infinite,
+// the variance's 0).
+TEST(AxisReductionsByHand, StddevOfEqualValuesHasAZeroGradient) {
+  fg::Var<double, fg::Shape<3>> x{2.0, 2.0, 2.0};
+  const auto [value, dx] = fg::value_and_grad(fg::stddev(x), x);
+  EXPECT_EQ(value, 0.0);
+  expect_array_near(dx, {0.0, 0.0, 0.0}, 0.0);
+  // Per row, one row constant: (1, 2, 3) has std 1 and gradient (x - 2) / (2 std) * 2 / 2 = (-0.5, 0, 0.5).
+  fg::Tensor t = fg::Tensor::from({1.0, 2.0, 3.0, 5.0, 5.0, 5.0}, {2, 3}).requires_grad_();
+  const fg::Tensor s = fg::stddev(t, fg::axes<1>);
+  expect_array_near(s.eigen(), {1.0, 0.0}, 1e-15);
+  fg::Tensor(fg::sum(s)).backward();
+  expect_array_near(t.grad().eigen(), {-0.5, 0.0, 0.5, 0.0, 0.0, 0.0}, 1e-15);
+  t.zero_grad();
+  fg::taped(fg::sum(fg::stddev<0>(t, fg::axes<1>, fg::keepdims))).backward();  // population: std sqrt(2/3)
+  const double sd = std::sqrt(2.0 / 3.0);
+  expect_array_near(t.grad().eigen(), {-1 / (3 * sd), 0.0, 1 / (3 * sd), 0.0, 0.0, 0.0}, 1e-15);
+  EXPECT_EQ(t.grad().data()[3], 0.0);
+}
+
 // The exact limits at +-inf: logsumexp of all -inf is -inf, with any +inf it is +inf.
 TEST(AxisReductionsByHand, LogsumexpAtInfinities) {
   const double inf = std::numeric_limits<double>::infinity();
@@ -207,14 +258,18 @@ TYPED_TEST(AxisReductions, Logsumexp) {
   auto x = TypeParam::template make_var<3, 4>(this->rng, -3, 3);
   TypeParam::expect_gradcheck([](const auto& v) { return fg::logsumexp(v * v, fg::axes<0>, fg::keepdims) - v; }, x);
 }
-TYPED_TEST(AxisReductions, LogSoftmax) {
+TYPED_TEST(AxisReductions, Log_softmax) {
   auto x = TypeParam::template make_var<3, 4>(this->rng, -3, 3);
   TypeParam::expect_gradcheck([](const auto& v) { return fg::log_softmax(v, fg::axes<1>) * v; }, x);
 }
 TYPED_TEST(AxisReductions, Variance) {
   auto x = TypeParam::template make_var<3, 4>(this->rng, -2, 2);
   TypeParam::expect_gradcheck([](const auto& v) { return fg::variance(fg::exp(v), fg::axes<1>); }, x);
+}
+TYPED_TEST(AxisReductions, Stddev) {
+  auto x = TypeParam::template make_var<3, 4>(this->rng, -2, 2);
   TypeParam::expect_gradcheck([](const auto& v) { return fg::stddev<0>(v, fg::axes<0>); }, x);
+  TypeParam::expect_gradcheck([](const auto& v) { return fg::stddev(fg::sin(v), fg::axes<1>, fg::keepdims) * v; }, x);
 }
 TYPED_TEST(AxisReductions, Cumsum) {
   auto x = TypeParam::template make_var<3, 4>(this->rng, -2, 2);

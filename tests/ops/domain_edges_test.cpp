@@ -91,9 +91,19 @@ TEST(DomainEdges, ExpOfMinus1000IsZeroOrEigensSmallestNormal) {
   }
 }
 
+// At NaN too: PyTorch's abs' is sgn(NaN) = 0, and its relu' masks only where x <= 0, which NaN is not.
 TEST(DomainEdges, KinksTakePyTorchsSubgradient) {
-  check_unary_edges("abs", [](const auto& x) { return fg::abs(x); }, {{0.0, 0.0, 0.0}});
-  check_unary_edges("relu", [](const auto& x) { return fg::relu(x); }, {{0.0, 0.0, 0.0}});
+  check_unary_edges("abs", [](const auto& x) { return fg::abs(x); }, {{0.0, 0.0, 0.0}, {nan, nan, 0.0}});
+  check_unary_edges("relu", [](const auto& x) { return fg::relu(x); }, {{0.0, 0.0, 0.0}, {nan, nan, 1.0}});
+}
+
+// expm1 up to where it overflows, 709.78, and exp: finite, with the gradient exp(x).
+TEST(DomainEdges, Expm1AndExpUpToTheirOverflow) {
+  const double below = 709.78, above = 709.79;
+  check_unary_edges(
+      "expm1", [](const auto& x) { return fg::expm1(x); },
+      {{709.5, std::expm1(709.5), std::exp(709.5)}, {below, std::expm1(below), std::exp(below)}, {above, inf, inf}});
+  check_unary_edges("exp", [](const auto& x) { return fg::exp(x); }, {{below, std::exp(below), std::exp(below)}});
 }
 
 // a / b at b = 0: d/da = 1/b, d/db = -a/b^2 (NaN where a = 0 too).

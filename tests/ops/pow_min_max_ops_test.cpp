@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,12 @@ namespace {
 
 namespace fg = fusegrad;
 using fg::test::Domain;
+
+void expect_equal_elements(const fg::Tensor& t, std::initializer_list<double> want) {
+  ASSERT_EQ(t.numel(), want.size());
+  std::size_t k = 0;
+  for (const double w : want) EXPECT_EQ(t.data()[k++], w) << "element " << k - 1;
+}
 
 template <class C>
 using PowMinMaxOps = fg::test::BinaryOpCheck<C>;
@@ -57,6 +64,81 @@ TEST(PowMinMaxOpsByHand, TiesShareTheGradientEvenly) {
   EXPECT_EQ(db_min[0], 0.0);
   EXPECT_EQ(db_min[1], 0.5);
   EXPECT_EQ(db_min[2], 1.0);
+}
+
+// NaN in either operand makes maximum and minimum NaN, and sends the whole upstream gradient to both sides, as
+// PyTorch's masks (0 only where the other side is strictly greater, or smaller) do. Nine elements: full blocks and a
+// tail.
+TEST(PowMinMaxOpsByHand, NaNInEitherOperandPropagates) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> av{1.0, nan, 2.0, nan, 5.0, 1.0, nan, 4.0, 0.0},
+      bv{nan, 1.0, 3.0, nan, 4.0, 1.0, 2.0, nan, 1.0};
+  fg::Var<double, fg::Shape<9>> a, b;
+  std::copy(av.begin(), av.end(), a.value().begin());
+  std::copy(bv.begin(), bv.end(), b.value().begin());
+  const fg::Tensor ta = fg::Tensor::from(av, {9}).requires_grad_(), tb = fg::Tensor::from(bv, {9}).requires_grad_();
+  for (const bool is_max : {true, false}) {
+    SCOPED_TRACE(is_max ? "maximum" : "minimum");
+    const auto [value, da, db] = is_max ? fg::value_and_grad(fg::sum(fg::maximum(a, b)), a, b)
+                                        : fg::value_and_grad(fg::sum(fg::minimum(a, b)), a, b);
+    EXPECT_TRUE(std::isnan(value));
+    const Eigen::Array<double, 9, 1> y = is_max ? fg::eval(fg::maximum(a, b)) : fg::eval(fg::minimum(a, b));
+    fg::Tensor fused = is_max ? fg::Tensor(fg::maximum(ta, tb)) : fg::Tensor(fg::minimum(ta, tb));
+    fg::Tensor taped = is_max ? fg::taped(fg::maximum(ta, tb)) : fg::taped(fg::minimum(ta, tb));
+    for (int k = 0; k < 9; ++k) {
+      SCOPED_TRACE("element " + std::to_string(k));
+      const bool any_nan = std::isnan(av[k]) || std::isnan(bv[k]);
+      const double want = any_nan ? nan : is_max ? std::max(av[k], bv[k]) : std::min(av[k], bv[k]);
+      for (const double got : {y[k], fused.data()[k], taped.data()[k]}) {
+        if (any_nan) {
+          EXPECT_TRUE(std::isnan(got)) << got;
+        } else {
+          EXPECT_EQ(got, want);
+        }
+      }
+      // The gradient: 1 to a side unless the other is strictly beyond it, 1/2 each at a tie.
+      const bool a_loses = is_max ? av[k] < bv[k] : av[k] > bv[k], b_loses = is_max ? bv[k] < av[k] : bv[k] > av[k];
+      const double tie = av[k] == bv[k] ? 0.5 : 1.0;
+      EXPECT_EQ(da[k], a_loses ? 0.0 : tie);
+      EXPECT_EQ(db[k], b_loses ? 0.0 : tie);
+    }
+  }
+  fg::Tensor(fg::sum(fg::maximum(ta, tb))).backward();
+  fg::taped(fg::sum(fg::minimum(ta, tb))).backward();
+  // maximum's and minimum's gradients summed: 1 + 0 or 0 + 1 where the two differ, 2 at NaN, 1/2 + 1/2 at the tie.
+  expect_equal_elements(ta.grad(), {2, 2, 1, 2, 1, 1, 2, 2, 1});
+  expect_equal_elements(tb.grad(), {2, 2, 1, 2, 1, 1, 2, 2, 1});
+}
+
+// A negative base (-0 too) to an odd integer power is negative, infinities and zeros included, in every layer and at
+// every position of a block, as std::pow (and PyTorch) give it.
+TEST(PowMinMaxOpsByHand, ANegativeBaseToAnOddPowerKeepsItsSign) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> av{-inf, -0.0, -0.0, -1e-300, -2.0, -inf, -3.0, 2.0, -2.0};
+  const std::vector<double> bv{3.0, -1.0, 3.0, 3.0, 3.0, 2.0, 0.5, 3.0, -3.0};
+  fg::Var<double, fg::Shape<9>> a, b;
+  std::copy(av.begin(), av.end(), a.value().begin());
+  std::copy(bv.begin(), bv.end(), b.value().begin());
+  const Eigen::Array<double, 9, 1> y = fg::eval(fg::pow(a, b));
+  const fg::Tensor ta = fg::Tensor::from(av, {9}), tb = fg::Tensor::from(bv, {9});
+  const fg::Tensor fused = fg::pow(ta, tb), taped = fg::taped(fg::pow(ta, tb));
+  for (int k = 0; k < 9; ++k) {
+    SCOPED_TRACE("element " + std::to_string(k));
+    const double want = std::pow(av[k], bv[k]);
+    for (const double got : {y[k], fused.data()[k], taped.data()[k]}) {
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << got;
+      } else {
+        EXPECT_EQ(got, want);
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << got;
+      }
+    }
+  }
+  // d/db a^b = a^b log a: at a = -0, b = -1 it is (-inf)(-inf) = inf.
+  fg::Var<double, fg::Shape<>> zero(-0.0), minus_one(-1.0);
+  const auto [value, da, db] = fg::value_and_grad(fg::pow(zero, minus_one), zero, minus_one);
+  EXPECT_EQ(value, -inf);
+  EXPECT_EQ(db, inf);
 }
 
 // pow by hand: f = a^b at a = 2, b = 3: 8; df/da = b a^(b-1) = 12; df/db = a^b ln a = 8 ln 2.

@@ -426,6 +426,32 @@ TEST(Versions, ABackwardStoppedHalfWayLeavesTheSharedPartRunnable) {
   expect_array_near(x.grad().eigen(), {6.0, 12.0});  // d/dx 3 x^2
 }
 
+// A backward adds into a gradient that grad() handed out in place, as PyTorch does: a value recorded over it and
+// deferred stays the value at recording, and a node that saved it refuses to run backward with the new values.
+TEST(Versions, AccumulatingIntoAGradientIsAnInPlaceWrite) {
+  Tensor x = Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  Tensor w = Tensor::from({3.0, 4.0}, {2}).requires_grad_();
+  Tensor(fg::sum(x * x)).backward();  // x.grad = 2x = (2, 4)
+  const Tensor g = x.grad();
+  const Tensor deferred = fg::sum(g * w);  // 2 * 3 + 4 * 4 = 22, not computed yet
+  const Tensor saved = fg::taped(g * w);   // MulBackward saves g
+  Tensor(fg::sum(x * x)).backward();       // x.grad = (4, 8), in place
+  expect_array_near(g.eigen(), {4.0, 8.0});
+  EXPECT_DOUBLE_EQ(deferred.item(), 22.0);
+  expect_error<fg::graph_error>([&] { saved.backward(Tensor::ones({2})); }, {"MulBackward", "modified in place"});
+  EXPECT_FALSE(w.grad().defined());
+  // A retained gradient is written in place likewise.
+  Tensor y = x * 3.0;
+  y.retain_grad();
+  const Tensor l = fg::sum(y * y);
+  l.backward(fg::BackwardOptions{.retain_graph = true});  // y.grad = 2y = (6, 12)
+  const Tensor yg = y.grad();
+  const Tensor from_y_grad = fg::sum(yg * w);  // 6 * 3 + 12 * 4 = 66
+  l.backward();
+  expect_array_near(yg.eigen(), {12.0, 24.0});
+  EXPECT_DOUBLE_EQ(from_y_grad.item(), 66.0);
+}
+
 TEST(Versions, ChangesAfterBackwardDoNotMatter) {
   Tensor w = Tensor::scalar(1.0).requires_grad_();
   const Tensor x = Tensor::from({1.0, 2.0}, {2});

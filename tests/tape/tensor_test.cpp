@@ -345,6 +345,52 @@ TYPED_TEST(TensorTyped, InPlaceWriteOnAParameterNeedsNoGradGuard) {
   expect_error<fg::shape_error>([&] { data.sub_(Tensor::ones({3})); }, {"sub_", "(2)", "(3)"});
 }
 
+// The tape records no in-place write: on a computed tensor that requires grad, or adding in a tensor that does, grad
+// mode refuses it rather than let backward differentiate the old values (PyTorch records it instead).
+TYPED_TEST(TensorTyped, InPlaceWriteOnAComputedTensorThatRequiresGradIsRefused) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::from({TypeParam(1), TypeParam(2), TypeParam(3)}, {3}).requires_grad_();
+  Tensor h = x.clone();
+  const auto parts = {std::string_view("in place"), std::string_view("h = h * 2.0")};
+  expect_error<fg::graph_error>([&] { h.mul_(TypeParam(2)); }, parts);
+  expect_error<fg::graph_error>([&] { (void)h.mutable_eigen(); }, parts);
+  expect_error<fg::graph_error>([&] { h.fill_(TypeParam(0)); }, parts);
+  expect_error<fg::graph_error>([&] { h.add_(Tensor::ones({3})); }, parts);
+  expect_array_near(h.eigen(), {1, 2, 3});  // nothing was written
+  // Written out of place, the gradient is d/dx sum((2x)^2) = 8x.
+  h = h * TypeParam(2);
+  Tensor(fg::sum(h * h)).backward();
+  expect_array_near(x.grad().eigen(), {8, 16, 24});
+
+  // A tensor that requires grad added in place into one that does not: its gradient would be lost.
+  Tensor w = Tensor::from({TypeParam(1), TypeParam(2)}, {2}).requires_grad_();
+  Tensor c = Tensor::from({TypeParam(3), TypeParam(4)}, {2});
+  expect_error<fg::graph_error>([&] { c.add_(w); }, {"add_()", "c = c + w"});
+  expect_error<fg::graph_error>([&] { c.sub_(w); }, {"sub_()", "requires grad"});
+  expect_array_near(c.eigen(), {3, 4});
+  {
+    fg::NoGradGuard guard;  // an update, not a computation: allowed
+    c.add_(w);
+    h.mul_(TypeParam(0.5));
+  }
+  expect_array_near(c.eigen(), {4, 6});
+  expect_array_near(h.eigen(), {1, 2, 3});
+}
+
+// requires_grad_(false) after a graph was recorded: backward no longer adds to the tensor's gradient, as in PyTorch.
+TYPED_TEST(TensorTyped, ALeafThatStopsRequiringGradTakesNoGradient) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::from({TypeParam(1), TypeParam(2)}, {2}).requires_grad_();
+  Tensor y = Tensor::from({TypeParam(3), TypeParam(5)}, {2}).requires_grad_();
+  const Tensor fused = fg::sum(x * y);
+  const Tensor taped = fg::taped(fg::sum(x * x + y));
+  x.requires_grad_(false);
+  fused.backward();
+  taped.backward();
+  EXPECT_FALSE(x.grad().defined());
+  expect_array_near(y.grad().eigen(), {2, 3});  // x from the fused node, plus 1 from the taped one
+}
+
 TYPED_TEST(TensorTyped, ComputedTensorsTakeTheirScalarType) {
   using Tensor = typename TestFixture::Tensor;
   static_assert(std::is_same_v<typename Tensor::value_type, TypeParam>);

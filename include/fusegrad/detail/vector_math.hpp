@@ -206,8 +206,8 @@ std::pair<Packet, Packet> sin_cos_packet(const Packet& x) {
 
 // xsimd's tanh and expm1 convert x * log2(e) to a 64-bit integer, which overflows (undefined behaviour, in
 // its SSE2 code) for NaN, infinities and |x| beyond about 1e18. Past a bound where the result no longer
-// changes (tanh is +-1 beyond 19.1, expm1 -1 below -37.5 and infinite above 709.8) the input is clamped to
-// the bound, and a NaN comes back unchanged.
+// changes (tanh is +-1 beyond 19.1, expm1 -1 below -37.5) the input is clamped to the bound, and a NaN comes back
+// unchanged.
 template <class Batch>
 Batch clamp_then(const Batch& x, double lowest, double highest, auto kernel) {
   const Batch finite = xsimd::select(xsimd::isnan(x), Batch(0.0), x);
@@ -228,11 +228,17 @@ struct log1p_function : packet_function<log1p_function> {
     return through_xsimd(x, [](const auto& b) { return xsimd::select(b == 0, b, xsimd::log1p(b)); });
   }
 };
+// Above 40, expm1(x) and exp(x) round to the same double. xsimd's expm1 (and its exp) overflow from 709.44 on, where
+// the result is finite up to 709.78, so those lanes take Eigen's exp.
 struct expm1_function : packet_function<expm1_function> {
-  static auto apply(const auto& x) {
-    return through_xsimd(x, [](const auto& b) {
-      return xsimd::select(b == 0, b, clamp_then(b, -40.0, 710.0, [](const auto& c) { return xsimd::expm1(c); }));
+  template <class Packet>
+  static Packet apply(const Packet& x) {
+    using namespace Eigen::internal;
+    const Packet large = pcmp_lt(pset1<Packet>(40.0), x);  // false for NaN
+    const Packet moderate = through_xsimd(x, [](const auto& b) {
+      return xsimd::select(b == 0, b, clamp_then(b, -40.0, 40.0, [](const auto& c) { return xsimd::expm1(c); }));
     });
+    return predux_any(large) ? pselect(large, pexp(x), moderate) : moderate;
   }
 };
 #endif

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,15 +18,29 @@
 #include <fusegrad/ops/compare.hpp>
 #include <fusegrad/ops/gather.hpp>
 #include <fusegrad/ops/indices.hpp>
+#include <fusegrad/ops/log_softmax.hpp>
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/negate.hpp>
 #include <fusegrad/ops/reshape.hpp>
-#include <fusegrad/ops/softmax.hpp>
 #include <fusegrad/ops/softplus.hpp>
 #include <fusegrad/ops/square.hpp>
 #include <fusegrad/ops/sub.hpp>
 #include <fusegrad/ops/where.hpp>
 #include <fusegrad/shape/extents.hpp>
+
+namespace fusegrad::detail {
+// x twice in one expression: an lvalue as it is (a Var by reference, an expression by value);
+// a temporary copied once and moved once, so that the node never refers to a dead object.
+template <class X, class F>
+constexpr auto with_operand_twice(X&& x, F&& f) {
+  if constexpr (std::is_lvalue_reference_v<X>) {
+    return f(x, x);
+  } else {
+    std::remove_cvref_t<X> copy = x;
+    return f(std::move(copy), std::forward<X>(x));
+  }
+}
+}  // namespace fusegrad::detail
 
 namespace fusegrad::nn {
 

@@ -11,14 +11,17 @@ namespace fusegrad {
 
 /// Element-wise abs.
 ///   value: y = |x|
-///   vjp:   dx = sign(x) dy  (0 at x = 0, like PyTorch)
+///   vjp:   dx = sign(x) dy  (0 at x = 0 and at NaN, like PyTorch)
 struct abs_op {
   static constexpr std::string_view name = "abs";
   static constexpr std::string_view backward_name = "AbsBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
   static auto value(const auto& x) { return x.abs(); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.sign(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(dy)>::Scalar;
+    return dy * ((x > T(0)).template cast<T>() - (x < T(0)).template cast<T>());
+  }
 };
 
 /// Element-wise abs: y = |x|.

@@ -5,27 +5,34 @@
 #include <type_traits>
 #include <utility>
 
+#include <Eigen/Core>
+
 #include <fusegrad/detail/make_node.hpp>
 
 namespace fusegrad {
 
 /// Element-wise minimum; both VJPs are in the broadcast shape (the node reduces them).
 ///   value: y = min(a, b)
-///   vjp:   da = dy where a < b, dy/2 where a == b; db likewise
+///   vjp:   da = 0 where a > b, dy/2 where a == b, dy elsewhere (also where either is NaN, as PyTorch); db
+///          likewise
 struct minimum_op {
   static constexpr std::string_view name = "minimum";
   static constexpr std::string_view symbol = "min";
   static constexpr std::string_view backward_name = "MinimumBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static constexpr bool analytic = false;  // a kink: the complex step does not apply (check/gradcheck.hpp)
-  static auto value(const auto& a, const auto& b) { return a.min(b); }
+  // NaN in either operand gives NaN, as in PyTorch; Eigen's plain max and min may drop it.
+  static auto value(const auto& a, const auto& b) {
+    using T = typename std::decay_t<decltype(a)>::Scalar;
+    return a.binaryExpr(b, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>());
+  }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * ((a < b).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+    return dy * (T(1) - (a > b).template cast<T>() - T(0.5) * (a == b).template cast<T>());
   }
   static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * ((b < a).template cast<T>() + T(0.5) * (a == b).template cast<T>());
+    return dy * (T(1) - (b > a).template cast<T>() - T(0.5) * (a == b).template cast<T>());
   }
 };
 

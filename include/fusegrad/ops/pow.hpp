@@ -1,6 +1,7 @@
 // ops/pow.hpp -- element-wise pow with broadcasting, and its vector-Jacobian products.
 #pragma once
 
+#include <concepts>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -10,7 +11,7 @@
 namespace fusegrad {
 
 /// Element-wise pow; both VJPs are in the broadcast shape (the node reduces them).
-///   value: y = a^b
+///   value: y = a^b, negative for a negative base (-0 too) and an odd integer exponent, infinities and zeros too
 ///   vjp:   da = dy * b * a^(b-1), and 0 where b = 0
 ///          db = dy * y * log(a), and 0 where a = 0 and b >= 0
 /// The zeros are the limits PyTorch also takes: a^0 is 1 for every a, so da is 0 even at
@@ -21,7 +22,18 @@ struct pow_op {
   static constexpr std::string_view symbol = "**";
   static constexpr std::string_view backward_name = "PowBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
-  static auto value(const auto& a, const auto& b) { return a.pow(b); }
+  static auto value(const auto& a, const auto& b) {
+    using T = typename std::decay_t<decltype(a)>::Scalar;
+    if constexpr (!std::floating_point<T>) {  // complex (the complex step)
+      return a.pow(b);
+    } else {
+      // A negative base (-0 too) to an odd integer power is negative. Eigen's vectorised pow drops that sign where
+      // the result is infinite or zero (pow(-inf, 3), pow(-0, -1)): the sign is set here, on |a^b|.
+      const auto odd = b == b.floor() && (b * T(0.5)).floor() != b * T(0.5);
+      const auto negative = a < T(0) || (a == T(0) && a.inverse() < T(0));
+      return a.pow(b).abs() * (T(1) - T(2) * (odd && negative).template cast<T>());
+    }
+  }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return (b == T(0)).select(T(0), dy * b * a.pow(b - T(1)));

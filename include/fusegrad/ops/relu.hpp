@@ -11,7 +11,7 @@ namespace fusegrad {
 
 /// Element-wise relu.
 ///   value: y = max(x, 0)
-///   vjp:   dx = dy where x > 0, else 0
+///   vjp:   dx = 0 where x <= 0, else dy (at NaN too, as PyTorch's threshold_backward)
 struct relu_op {
   static constexpr std::string_view name = "relu";
   static constexpr std::string_view backward_name = "ReluBackward";
@@ -23,7 +23,7 @@ struct relu_op {
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * (x > T(0)).template cast<T>();
+    return dy * (T(1) - (x <= T(0)).template cast<T>());
   }
 };
 

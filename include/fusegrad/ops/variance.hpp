@@ -2,6 +2,8 @@
 // and the standard deviation.
 #pragma once
 
+#include <cmath>
+#include <complex>
 #include <cstddef>
 #include <string_view>
 #include <utility>
@@ -9,7 +11,6 @@
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
-#include <fusegrad/ops/sqrt.hpp>
 
 namespace fusegrad {
 
@@ -76,11 +77,43 @@ template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, ke
   return detail::make_materialized<variance_op<A, K, Correction>>(std::forward<X>(x));
 }
 
-/// The standard deviation, sqrt(variance): `fg::stddev(x)`, `fg::stddev<0>(x, fg::axes<1>)`.
-/// Its gradient is infinite where the variance is 0, as sqrt's is.
+/// The standard deviation over the axes A, with variance_op's correction:
+///   value: y = sqrt(variance)
+///   vjp:   dx = dy / (2 y) * 2 (x - mean) / (n - Correction), and 0 where y = 0 (a group of equal values), as
+///          PyTorch takes it: there sqrt's slope is infinite and the variance's is 0
+template <AxesType A, keep_dims K, std::size_t Correction>
+struct stddev_op {
+  static constexpr std::string_view name = "stddev";
+  static constexpr std::string_view header = "variance";
+  static constexpr std::string_view backward_name = "StdBackward";
+  static constexpr vjp_needs needs = vjp_needs::input_and_output;
+  static constexpr std::size_t arity = 1;
+  using variance = variance_op<A, K, Correction>;
+
+  template <ShapeLike S>
+  using result_shape = reduced_shape_t<S, A, K>;
+  static Extents result_extents(const Extents& x) { return detail::reduced_extents<A, K>(x, "fusegrad::stddev"); }
+
+  template <class T>
+  static void value(T* y, const operands<T, 1>& in) {
+    using std::sqrt;
+    variance::value(y, in);
+    const std::size_t groups = detail::kept_extents<A>(in.extents[0], "fusegrad::stddev").size();
+    for (std::size_t g = 0; g < groups; ++g) y[g] = sqrt(y[g]);
+  }
+  template <std::size_t I, class T>
+  static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
+    const std::size_t groups = detail::kept_extents<A>(in.extents[0], "fusegrad::stddev").size();
+    detail::small_buffer<T> upstream(groups);  // of the variance
+    for (std::size_t g = 0; g < groups; ++g) upstream[g] = y[g] == T(0) ? T(0) : dy[g] / (T(2) * y[g]);
+    variance::template vjp<I>(dx, static_cast<const T*>(upstream.data()), in, y);
+  }
+};
+
+/// The standard deviation: `fg::stddev(x)` (unbiased, over every axis), `fg::stddev<0>(x, fg::axes<1>)`.
 template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
-[[nodiscard]] constexpr auto stddev(X&& x, A axes = {}, std::integral_constant<keep_dims, K> keep = {}) {
-  return sqrt(variance<Correction>(std::forward<X>(x), axes, keep));
+[[nodiscard]] constexpr auto stddev(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
+  return detail::make_materialized<stddev_op<A, K, Correction>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

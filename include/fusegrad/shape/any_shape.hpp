@@ -28,6 +28,8 @@ struct common_shape_impl<A, B> {
 };
 template <class S, class A, keep_dims K>
 struct reduced_shape_impl {
+  // A tensor's rank is known at run time only, but its reduction's axes at compile time, as a static shape's are.
+  static_assert(axes_named_once_v<A>, "fusegrad: a reduction names the same axis twice; name each axis once");
   using type = AnyShape;
 };
 template <ShapeType S, class A, keep_dims K>

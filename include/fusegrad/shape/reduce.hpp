@@ -59,6 +59,18 @@ constexpr std::size_t reduce_into(std::span<const std::size_t> extents, std::spa
   return j;
 }
 
+// Whether A names each axis at most once (AllAxes does).
+template <class A>
+inline constexpr bool axes_named_once_v = true;
+template <std::size_t... As>
+inline constexpr bool axes_named_once_v<Axes<As...>> = [] {
+  constexpr std::array<std::size_t, sizeof...(As)> values{As...};
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = i + 1; j < values.size(); ++j)
+      if (values[i] == values[j]) return false;
+  return true;
+}();
+
 template <class S, class A>
 struct reduced_axes {
   static constexpr std::size_t first_out_of_range = [] {
@@ -73,16 +85,7 @@ struct reduced_axes {
     return m;
   }();
 
-  static constexpr bool distinct = [] {
-    if constexpr (std::is_same_v<A, AllAxes>) {
-      return true;
-    } else {
-      for (std::size_t i = 0; i < A::values.size(); ++i)
-        for (std::size_t j = i + 1; j < A::values.size(); ++j)
-          if (A::values[i] == A::values[j]) return false;
-      return true;
-    }
-  }();
+  static constexpr bool distinct = axes_named_once_v<A>;
 };
 
 // Never defined: the diagnostics of a reduction's axes (shape.hpp: how a shape rule reports).

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -209,6 +210,9 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   std::array<T*, inline_inputs> inline_destinations;
   std::vector<T*> more_destinations;
   std::vector<ref<node<T>>> crossings;  // nodes that lead into another scalar type's graph
+  // A leaf that stopped requiring grad after the graph was recorded takes no gradient, as in PyTorch: its share goes
+  // to zeroed memory that is dropped.
+  std::deque<small_buffer<T>> discarded;  // a deque: adding one moves none of the others
   while (ready) {
     node<T>* n = ready;
     ready = n->next_ready;
@@ -224,7 +228,9 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     const bool takes_unfilled = !staged && n->takes_unfilled_grads();
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const edge<T>& e = inputs[k];
-      if (takes_unfilled && k < 64) {
+      if (!e.fn && !e.input->requires_grad && !capture) [[unlikely]] {
+        destinations[k] = discarded.emplace_back(e.input->extents.size(), T(0)).data();
+      } else if (takes_unfilled && k < 64) {
         bool made = false;
         destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
         if (made) unfilled |= std::uint64_t(1) << k;

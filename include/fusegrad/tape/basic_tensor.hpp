@@ -209,11 +209,13 @@ class BasicTensor {
   /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
   BasicTensor& sub_(const BasicTensor& other, T alpha = T(1)) {
     require_same_extents(other, "sub_()");
+    check_operand_in_place(other, "sub_()");
     written_in_place("sub_()") -= alpha * other.eigen();
     return *this;
   }
   BasicTensor& add_(const BasicTensor& other, T alpha = T(1)) {
     require_same_extents(other, "add_()");
+    check_operand_in_place(other, "add_()");
     written_in_place("add_()") += alpha * other.eigen();
     return *this;
   }
@@ -315,6 +317,20 @@ class BasicTensor {
                         ": this tensor is a reshape of a leaf that requires grad and shares its values; writing it "
                         "in place while grad mode is on would change the leaf. Write inside a fusegrad::NoGradGuard, "
                         "or write a clone()");
+    // The tape records no in-place operation: backward would differentiate the values as they were.
+    if (impl_->requires_grad)
+      throw graph_error(std::string("fusegrad::Tensor::") + what +
+                        ": this tensor is computed from tensors that require grad and is being written in place "
+                        "while grad mode is on; the tape does not record in-place writes, so backward would "
+                        "differentiate its old values. Compute a new tensor instead (h = h * 2.0, not h.mul_(2.0))");
+  }
+  // `other` is added into this tensor in place (add_, sub_): its gradient could not flow back.
+  void check_operand_in_place(const BasicTensor& other, const char* what) const {
+    if (is_grad_enabled() && other.requires_grad())
+      throw graph_error(std::string("fusegrad::Tensor::") + what +
+                        ": the tensor added in place requires grad, and the tape does not record in-place writes, so "
+                        "its gradient would be lost. Write c = c + w instead of c.add_(w), or update inside a "
+                        "fusegrad::NoGradGuard");
   }
   void require_same_extents(const BasicTensor& other, const char* what) const {
     if (!(other.shape() == shape()))

@@ -67,6 +67,8 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     if (!grad) {
       grad = tensor_storage<T>::owning(extents.size());
       grad_values().setZero();
+    } else {
+      grad_written_in_place();
     }
     return grad->data;
   }
@@ -76,6 +78,8 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     if (!grad) {
       grad = tensor_storage<T>::owning(extents.size());
       unfilled = true;
+    } else {
+      grad_written_in_place();
     }
     return grad->data;
   }
@@ -88,6 +92,13 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   friend class ref_counted<tensor_impl>;
   [[nodiscard]] Eigen::Map<array_t<T>> grad_values() noexcept {
     return {grad->data, static_cast<Eigen::Index>(extents.size())};
+  }
+  // The gradient grad() handed out is about to be added to. Like any in-place write (BasicTensor::written_in_place),
+  // it first settles deferred values that read it, and counts a version, so that nodes that saved it refuse to run
+  // backward with the new values.
+  void grad_written_in_place() {
+    grad->settle_deferred_readers();
+    ++grad->version;
   }
   // Tells the node that produced this tensor that its output is gone.
   void leave(node<T>& producer) noexcept;
