@@ -185,6 +185,9 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   std::string reshaped = good;
   reshaped.replace(reshaped.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 2 2");
   expect_refused(reshaped, {"heads.1.weight", "(2, 2) in the file", "(1, 4) in the model"});
+  std::string longer = good;
+  longer.replace(longer.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 1 4 5");
+  expect_refused(longer, {"heads.1.weight", "\"5\" after its 2 extents"});
   std::string corrupt = good;
   corrupt.replace(corrupt.find("1p+1", corrupt.find("blocks.1.scale")), 4, "1,5");
   expect_refused(corrupt, {"blocks.1.scale", "is not a number"});

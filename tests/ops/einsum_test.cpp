@@ -58,6 +58,8 @@ TEST(EinsumErrors, SayWhatIsWrongWithTheSubscripts) {
   const Tensor v = Tensor::zeros({3});
   expect_error<fg::value_error>([&] { (void)fg::einsum("ij,j1->i", m, v); },
                                 {"einsum(\"ij,j1->i\")", "'1' at index 4 is not a subscript"});
+  // A byte that is not printable ASCII (here the first of the two of U+00DC) is shown as a number.
+  expect_error<fg::value_error>([&] { (void)fg::einsum("i\xc3\x9c", m); }, {"byte 0xc3 at index 1 is not a subscript"});
   expect_error<fg::value_error>([&] { (void)fg::einsum("ij,j->i", m); }, {"name 2 operands and 1 is given"});
   expect_error<fg::value_error>([&] { (void)fg::einsum("ij->k", m); }, {"output label k appears in no operand"});
   expect_error<fg::value_error>([&] { (void)fg::einsum("ij->jj", m); }, {"output label j appears twice"});

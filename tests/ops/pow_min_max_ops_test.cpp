@@ -134,11 +134,18 @@ TEST(PowMinMaxOpsByHand, ANegativeBaseToAnOddPowerKeepsItsSign) {
       }
     }
   }
-  // d/db a^b = a^b log a: at a = -0, b = -1 it is (-inf)(-inf) = inf.
+  // d/db a^b = a^b log a: at a = -0, b = -1 it is (-inf)(-inf) = inf; d/da = b a^(b-1) = -1 * (-0)^-2 = -inf.
   fg::Var<double, fg::Shape<>> zero(-0.0), minus_one(-1.0);
   const auto [value, da, db] = fg::value_and_grad(fg::pow(zero, minus_one), zero, minus_one);
   EXPECT_EQ(value, -inf);
+  EXPECT_EQ(da, -inf);
   EXPECT_EQ(db, inf);
+  // d/da a^b = b a^(b-1): at a = -inf, b = 2 it is 2 (-inf) = -inf.
+  fg::Var<double, fg::Shape<>> minus_inf(-inf), two(2.0);
+  const auto [square, da_square, db_square] = fg::value_and_grad(fg::pow(minus_inf, two), minus_inf, two);
+  EXPECT_EQ(square, inf);
+  EXPECT_EQ(da_square, -inf);
+  EXPECT_TRUE(std::isnan(db_square));  // inf * log(-inf), NaN as in PyTorch
 }
 
 // pow by hand: f = a^b at a = 2, b = 3: 8; df/da = b a^(b-1) = 12; df/db = a^b ln a = 8 ln 2.

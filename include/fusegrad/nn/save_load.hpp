@@ -105,6 +105,9 @@ void load(Model& model, const std::filesystem::path& path) {
     std::vector<std::size_t> extents(rank);
     for (std::size_t& e : extents)
       if (!(head >> e)) throw value_error(where + ": parameter " + name + ": its extents are cut short");
+    if (std::string extra; head >> extra)
+      throw value_error(where + ": parameter " + name + ": \"" + extra + "\" after its " + std::to_string(rank) +
+                        " extents");
     p.extents = Extents(std::span<const std::size_t>(extents));
     std::string values_line;
     if (!std::getline(file, values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");

@@ -22,25 +22,28 @@ struct pow_op {
   static constexpr std::string_view symbol = "**";
   static constexpr std::string_view backward_name = "PowBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
-  static auto value(const auto& a, const auto& b) {
-    using T = typename std::decay_t<decltype(a)>::Scalar;
-    if constexpr (!std::floating_point<T>) {  // complex (the complex step)
-      return a.pow(b);
-    } else {
-      // A negative base (-0 too) to an odd integer power is negative. Eigen's vectorised pow drops that sign where
-      // the result is infinite or zero (pow(-inf, 3), pow(-0, -1)): the sign is set here, on |a^b|.
-      const auto odd = b == b.floor() && (b * T(0.5)).floor() != b * T(0.5);
-      const auto negative = a < T(0) || (a == T(0) && a.inverse() < T(0));
-      return a.pow(b).abs() * (T(1) - T(2) * (odd && negative).template cast<T>());
-    }
-  }
+  static auto value(const auto& a, const auto& b) { return power(a, b); }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return (b == T(0)).select(T(0), dy * b * a.pow(b - T(1)));
+    return (b == T(0)).select(T(0), dy * b * power(a, b - T(1)));
   }
   static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& y) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return (a == T(0) && b.real() >= 0).select(T(0), dy * y * a.log());
+  }
+
+ private:
+  // a^b. A negative base (-0 too) to an odd integer power is negative; Eigen's vectorised pow drops that sign where
+  // the result is infinite or zero (pow(-inf, 3), pow(-0, -1)), so it is set here, on |a^b|.
+  static auto power(const auto& a, const auto& b) {
+    using T = typename std::decay_t<decltype(a)>::Scalar;
+    if constexpr (!std::floating_point<T>) {  // complex (the complex step)
+      return a.pow(b);
+    } else {
+      const auto odd = b == b.floor() && (b * T(0.5)).floor() != b * T(0.5);
+      const auto negative = a < T(0) || (a == T(0) && a.inverse() < T(0));
+      return a.pow(b).abs() * (T(1) - T(2) * (odd && negative).template cast<T>());
+    }
   }
 };
 

@@ -139,9 +139,18 @@ constexpr bool parse_einsum_term(std::string_view text, std::size_t begin, std::
     }
     const int label = einsum_letter_label(c);
     if (label < 0) {
-      why = "'";
-      why += c;
-      why += "' at index ";
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x20 && byte < 0x7f) {
+        why = "'";
+        why += c;
+        why += "'";
+      } else {  // a control character, or a byte of a multi-byte character: shown as a number, never half a character
+        constexpr const char* hex = "0123456789abcdef";
+        why = "byte 0x";
+        why += hex[byte >> 4];
+        why += hex[byte & 15];
+      }
+      why += " at index ";
       append_number(why, i);
       why += " is not a subscript; subscripts are the letters a-z and A-Z, with \"...\", ',' and \"->\"";
       return false;
