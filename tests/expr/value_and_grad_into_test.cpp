@@ -7,6 +7,8 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "support/expect_error.hpp"
+
 namespace fg = fusegrad;
 
 namespace {
@@ -115,6 +117,40 @@ TEST(ValueAndGradInto, RefusesAMismatchBelowAScalarOperandBeforeWritingAnything)
   Eigen::ArrayXd du = Eigen::ArrayXd::Constant(2, 99.0);
   EXPECT_THROW(fg::value_and_grad_into(fg::sum(u) + fg::sum(u * fg::matmul(a, b)), std::tie(du), u), fg::shape_error);
   EXPECT_TRUE((du == 99.0).all());
+}
+
+// The same with a static-size var beside the reduction (binary_expr's extents skip an operand of static size), and
+// an empty max whose value_error an evaluation would raise: nothing is written either.
+TEST(ValueAndGradInto, RefusesAMismatchBesideAStaticVarBeforeWritingAnything) {
+  const fg::Var<double, fg::Shape<2>> u{1.0, 2.0};
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0}), y({4}, {1.0, 2.0, 3.0, 4.0}), empty(Eigen::ArrayXd(0));
+  Eigen::Array2d du = Eigen::Array2d::Constant(99.0);
+  fg::test::expect_error<fg::shape_error>(
+      [&] { (void)fg::value_and_grad_into(fg::sum(u * fg::sum(x * y)), std::tie(du), u); }, {"(3)", "(4)"});
+  EXPECT_TRUE((du == 99.0).all());
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(u) + fg::sum(u * fg::sum(x * y)), std::tie(du), u), fg::shape_error);
+  EXPECT_TRUE((du == 99.0).all());
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(u * fg::max(empty)), std::tie(du), u), fg::value_error);
+  EXPECT_TRUE((du == 99.0).all());
+}
+
+// An output over the values of a leaf that is not differentiated (a Const view, a var not named) would be zeroed
+// before the sweep reads them.
+TEST(ValueAndGradInto, RefusesAnOutputOverAnotherLeafsValues) {
+  const fg::Var<double, Dyn> x({3}, {1.0, 2.0, 3.0});
+  fg::Var<double, Dyn> y({3}, {4.0, 5.0, 6.0});
+  auto y_values = y.value();
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::value_and_grad_into(fg::sum(x * y), std::tie(y_values), x); },
+                                          {"gradient 0", "leaf of f"});
+  EXPECT_EQ(y.data()[0], 4.0);
+  Eigen::ArrayXd constants(3);
+  constants << 10.0, 20.0, 30.0;
+  const fg::Const<double, Dyn, fg::view> c(constants.data(), {3});
+  EXPECT_THROW(fg::value_and_grad_into(fg::sum(x * c), std::tie(constants), x), fg::value_error);
+  EXPECT_EQ(constants[2], 30.0);
+  Eigen::ArrayXd dx(3);
+  EXPECT_DOUBLE_EQ(fg::value_and_grad_into(fg::sum(x * c), std::tie(dx), x), 140.0);  // its own memory: fine
+  EXPECT_EQ(dx[1], 20.0);
 }
 
 TEST(ValueAndGradInto, RefusesOutputsThatShareMemory) {

@@ -59,6 +59,23 @@ TEST(Vjp, AnUpstreamOfTheWrongSizeThrows) {
                                           {"fusegrad::vjp", "5 elements", "f has shape (2, 3)"});
 }
 
+// A 2-D upstream has rank 2 (the rule for Eigen input): read row-major when it has f's shape, refused otherwise. A
+// vector is f's values flat.
+TEST(Vjp, AMatrixUpstreamIsReadRowMajor) {
+  fg::Var<double, fg::Shape<fg::dyn, fg::dyn>> x(fg::Extents{2, 3}, {1, 2, 3, 4, 5, 6});
+  Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> row_major(2, 3);
+  row_major << 1, 2, 3, 4, 5, 6;
+  const Eigen::ArrayXXd column_major = row_major;
+  for (const auto& dx : {std::get<1>(fg::vjp(x * 2.0, row_major, x)), std::get<1>(fg::vjp(x * 2.0, column_major, x)),
+                         std::get<1>(fg::vjp(x * 2.0, Eigen::ArrayXd::LinSpaced(6, 1, 6).eval(), x))})
+    expect_array_near(dx, {2, 4, 6, 8, 10, 12});
+  fg::Var<double, fg::Shape<2, 3>> fixed;
+  const Eigen::Array<double, 2, 3, Eigen::RowMajor> ones = Eigen::Array<double, 2, 3, Eigen::RowMajor>::Ones();
+  expect_array_near(std::get<1>(fg::vjp(fixed * 3.0, ones, fixed)), {3, 3, 3, 3, 3, 3});
+  fg::test::expect_error<fg::shape_error>([&] { (void)fg::vjp(x * 2.0, Eigen::ArrayXXd::Ones(3, 2).eval(), x); },
+                                          {"upstream has shape (3, 2)", "f has shape (2, 3)"});
+}
+
 // vjp of a scalar expression with upstream 1 is value_and_grad.
 TEST(Vjp, OnAScalarExpressionMatchesValueAndGrad) {
   fg::Var<double, fg::Shape<4>> x{0.5, 1.0, 1.5, 2.0};

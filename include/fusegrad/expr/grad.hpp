@@ -14,6 +14,7 @@
 #include <fusegrad/expr/sweep.hpp>
 #include <fusegrad/expr/var_sinks.hpp>
 #include <fusegrad/expr/visit.hpp>
+#include <fusegrad/shape/eigen_extents.hpp>
 
 namespace fusegrad {
 
@@ -229,8 +230,14 @@ template <Differentiable E, class Upstream, class... Vars>
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
                           " elements but f has shape " + extents.to_string());
       if (upstream.size() == 1 && extents.size() != 1)  // one value, broadcast
-        return detail::reverse_sweep(f, sinks, T(upstream(0)), Extents{});
-      const storage_t<T, typename node::static_shape> up = upstream;  // fixed-size storage: no heap
+        return detail::reverse_sweep(f, sinks, T(upstream.coeff(0, 0)), Extents{});
+      // A vector's values are f's, flat and row-major; a matrix or 2-D array has rank 2 (eigen_extents), f's shape.
+      if (!is_eigen_vector_v<Upstream> && upstream.size() != 1 && !(eigen_extents(upstream) == extents))
+        throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has shape " +
+                          eigen_extents(upstream).to_string() + " but f has shape " + extents.to_string() +
+                          "; give f's shape, or its values flat in a vector, row-major");
+      auto up = make_storage<T, typename node::static_shape>(extents);  // fixed-size storage: no heap
+      detail::copy_row_major(up.data(), upstream);
       return detail::reverse_sweep(f, sinks, up, extents);
     }
   }();

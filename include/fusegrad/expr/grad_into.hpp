@@ -16,6 +16,7 @@
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/var_sinks.hpp>
+#include <fusegrad/expr/visit.hpp>
 
 namespace fusegrad {
 
@@ -84,6 +85,7 @@ template <class E, class... Outs, class... Vars>
     throw shape_error(where + std::string("f has shape ") + root.to_string() +
                       ", not a scalar; reduce it (fg::sum, fg::mean)");
   if constexpr (LinearRoot<E> && E::kind != node_kind::materialized) check_reductions_fit(f);
+  check_materialized_extents_below(f);  // what the root's extents() does not reach (binary_expr skips a full sum)
   const std::array<const void*, count> names{&vars...};
   const std::array<const T*, count> var_data{vars.data()...};
   const std::array<Extents, count> extents{vars.extents()...};
@@ -113,6 +115,18 @@ template <class E, class... Outs, class... Vars>
                           "; give each var's gradient its own storage");
     }
   }
+
+  // Nor may an output share memory with any other leaf f reads (a Const, a view, a var not asked about): the outputs
+  // are zeroed before the sweep reads the leaves.
+  for_each_leaf(f, [&](const auto& leaf) {
+    const T* values = leaf.data();
+    const std::size_t size = leaf.extents().size();
+    for (std::size_t k = 0; k < count; ++k)
+      if (overlap<T>(targets[k], sizes[k], values, size))
+        throw value_error(where + gradient(k) +
+                          " shares memory with a leaf of f (a Const, a view, or a var not differentiated), whose "
+                          "values the sweep reads; write the gradient elsewhere");
+  });
 
   auto sink_targets = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple<typename Vars::value_type*...>(targets[K]...);
@@ -159,10 +173,13 @@ template <Differentiable E, class... Outs, class... Vars>
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad_into(f, gradients, vars...): every var must be a fusegrad::Var; a Const or "
                 "an expression takes no gradient");
+  constexpr bool one_scalar_type = (std::is_same_v<typename Vars::value_type, typename node::value_type> && ...);
+  static_assert(one_scalar_type,
+                "fusegrad::value_and_grad_into(f, gradients, vars...): every var must have f's scalar type");
   static_assert(
       std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
       "fusegrad::value_and_grad_into(f, gradients, vars...): f is not a scalar; reduce it (fg::sum, fg::mean)");
-  if constexpr (sizeof...(Outs) == sizeof...(Vars)) {
+  if constexpr (sizeof...(Outs) == sizeof...(Vars) && one_scalar_type) {  // else only the assertion above reports
     static_assert((detail::GradientOutput<Outs, Vars> && ...),
                   "fusegrad::value_and_grad_into(f, gradients, vars...): each output is a number of the var's scalar "
                   "type for a Shape<> var, else contiguous Eigen storage of that scalar type in the var's row-major "
