@@ -219,6 +219,15 @@ TEST(ExpressionPicture, DynConstsAndNumbers) {
   EXPECT_TRUE(p.has_edge("2.5", "add\n(dyn, 2)"));
 }
 
+// Two empty Vars hold no values (both data() are null): still two leaves, each drawn once however often it is read.
+TEST(ExpressionPicture, EmptyVarsAreTwoLeaves) {
+  const fg::Var<double, fg::Shape<fg::dyn>> a(fg::Extents{0}), b(fg::Extents{0});
+  const DotPicture p(fg::to_dot(fg::sum(a * fg::exp(b) + a), fg::DotOptions{}.name(b, "b")));
+  EXPECT_EQ(p.count(fg::dot_colors::parameter), 2u);
+  EXPECT_EQ(p.edges_from("a\nVar (dyn)"), 2u);
+  EXPECT_EQ(p.edges_from("b\nVar (dyn)"), 1u);
+}
+
 // An expression of Tensors not yet recorded is drawn as an expression, with the shapes of this run;
 // the options' names come before the tensors' own.
 TEST(ExpressionPicture, AnUnrecordedExpressionOfTensorsHasTheShapesOfThisRun) {

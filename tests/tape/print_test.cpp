@@ -27,6 +27,16 @@ TEST(Print, ScalarVectorAndMatrix) {
             "        [3, 4]])");
 }
 
+// NaN prints as "nan" whatever its sign bit (0/0 has it set on x86); an empty tensor of rank 2 or more states its
+// shape, as PyTorch's does.
+TEST(Print, NaNAndEmptyTensors) {
+  const Tensor zero = Tensor::zeros({2});
+  EXPECT_EQ(printed(Tensor(zero / zero)), "tensor([nan, nan])");
+  EXPECT_EQ(printed(Tensor::zeros({0})), "tensor([])");
+  EXPECT_EQ(printed(Tensor::zeros({0, 2})), "tensor([], size=(0, 2))");
+  EXPECT_EQ(printed(Tensor::zeros({2, 0})), "tensor([], size=(2, 0))");
+}
+
 // Each axis above the rows adds a blank line between its entries, as PyTorch prints them.
 TEST(Print, ThreeAxes) {
   EXPECT_EQ(printed(Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 1, 2})),

@@ -1,6 +1,7 @@
 // tape/tensor_test.cpp -- Tensor and FloatTensor: factories, handle semantics, accessors, detach, in-place rules.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <numbers>
 #include <type_traits>
 #include <vector>
@@ -65,6 +66,21 @@ TYPED_TEST(TensorTyped, ArangeCountsFromStartBelowStop) {
   EXPECT_EQ(Tensor::arange(2, 2).numel(), 0u);  // start == stop: empty
   expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, 0); }, {"arange", "step"});
   expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, -1); }, {"arange", "step"});
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, nan); }, {"arange", "finite"});
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, 1, nan); }, {"arange", "finite"});
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, inf); }, {"arange", "finite"});
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, 1e20); }, {"arange", "more than a tensor holds"});
+}
+
+// A shape whose element count overflows (or passes what any memory holds) is refused, not wrapped around to a small
+// buffer.
+TYPED_TEST(TensorTyped, AShapeTooLargeForMemoryIsRefused) {
+  using Tensor = typename TestFixture::Tensor;
+  const std::size_t big = std::size_t(1) << 32;
+  expect_error<fg::shape_error>([&] { (void)Tensor::zeros({big, big}); }, {"(4294967296, 4294967296)", "2^59"});
+  expect_error<fg::shape_error>([&] { (void)Tensor::zeros({std::size_t(1) << 61}); }, {"2^59"});
+  EXPECT_EQ(Tensor::zeros({big, big, 0}).numel(), 0u);  // no elements, however large the other extents
 }
 
 // linspace includes both ends, and its last value is `end` exactly (counted back from it, as PyTorch does).

@@ -14,6 +14,7 @@
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/children.hpp>
+#include <fusegrad/expr/leaf_identity.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
 #include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/shape.hpp>
@@ -103,11 +104,10 @@ std::size_t add_vertices(const E& e, Label& label, expression_graph& g) {
   else
     v.shape = to_string<typename E::static_shape>();
   if constexpr (E::kind == node_kind::leaf) {
+    v.identity = leaf_identity(e);
     if constexpr (requires { e.impl(); }) {
       v.what = expression_vertex::kind::tensor;
-      v.identity = e.impl();
     } else {
-      v.identity = e.data();
       if constexpr (E::takes_grad)
         v.what = expression_vertex::kind::var;
       else

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <fusegrad/expr/leaf_identity.hpp>
+
 namespace fusegrad {
 
 /// What `fg::to_dot` draws. `fg::to_dot(loss, {.expand_fused = false})`;
@@ -13,7 +15,7 @@ struct DotOptions {
   /// Draws a node that fused several operations (FusedBackward) as a frame holding one box per
   /// operation; false draws it as one box.
   bool expand_fused = true;
-  /// Names of the leaves of a static expression (Vars, Consts), by their values' address; set
+  /// Names of the leaves of a static expression (Vars, Consts), by their values' address (detail::leaf_identity); set
   /// with name(). A Tensor is named by `t.name("w")`. Unnamed leaves are a, b, c ... as errors
   /// name them.
   std::vector<std::pair<const void*, std::string>> leaf_names{};
@@ -21,10 +23,7 @@ struct DotOptions {
   /// Names a leaf of the expression drawn: a Var, a Const, or a Tensor (over its own name).
   template <class Leaf>
   DotOptions& name(const Leaf& leaf, std::string leaf_name) & {
-    if constexpr (requires { leaf.impl(); })
-      leaf_names.emplace_back(static_cast<const void*>(leaf.impl()), std::move(leaf_name));
-    else
-      leaf_names.emplace_back(static_cast<const void*>(leaf.data()), std::move(leaf_name));
+    leaf_names.emplace_back(detail::leaf_identity(leaf), std::move(leaf_name));
     return *this;
   }
   /// The same on a temporary (`fg::DotOptions{}.name(x, "x")`), returned by value: it outlives the call.

@@ -53,13 +53,9 @@ class leaf_namer {
       s << leaf.data()[0];
       return s.str();
     } else {
-      const void* identity;
-      if constexpr (is_tensor_v<L>)
-        identity = leaf.impl();
-      else
-        identity = leaf.data();
-      for (const auto& [leaf_identity, name] : options_.leaf_names)
-        if (leaf_identity == identity) return name;
+      const void* identity = leaf_identity(leaf);
+      for (const auto& [named, name] : options_.leaf_names)
+        if (named == identity) return name;
       if constexpr (is_tensor_v<L>)
         if (std::string name = leaf.name(); !name.empty()) return name;
       const auto seen = std::find(unnamed_.begin(), unnamed_.end(), identity);

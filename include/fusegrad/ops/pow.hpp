@@ -1,6 +1,8 @@
 // ops/pow.hpp -- element-wise pow with broadcasting, and its vector-Jacobian products.
 #pragma once
 
+#include <cmath>
+#include <complex>
 #include <concepts>
 #include <string_view>
 #include <type_traits>
@@ -37,8 +39,19 @@ struct pow_op {
   // the result is infinite or zero (pow(-inf, 3), pow(-0, -1)), so it is set here, on |a^b|.
   static auto power(const auto& a, const auto& b) {
     using T = typename std::decay_t<decltype(a)>::Scalar;
-    if constexpr (!std::floating_point<T>) {  // complex (the complex step)
-      return a.pow(b);
+    if constexpr (!std::floating_point<T>) {  // complex: the complex step (check/gradcheck.hpp)
+      // exp(b log a) loses the step where a is a negative real: arg(a + ih) rounds to pi. An integer power is
+      // multiplied out instead, as the real pow computes it.
+      return a.binaryExpr(b, [](const T& base, const T& exponent) -> T {
+        const auto n = exponent.real();
+        if (exponent.imag() != 0 || std::trunc(n) != n || std::abs(n) > 1024) return std::pow(base, exponent);
+        T result(1), factor = n < 0 ? T(1) / base : base;
+        for (auto k = static_cast<unsigned>(std::abs(n)); k != 0; k >>= 1) {
+          if (k & 1u) result *= factor;
+          factor *= factor;
+        }
+        return result;
+      });
     } else {
       const auto odd = b == b.floor() && (b * T(0.5)).floor() != b * T(0.5);
       const auto negative = a < T(0) || (a == T(0) && a.inverse() < T(0));

@@ -30,8 +30,17 @@ class Extents {
       throw shape_error("fusegrad::Extents: rank " + std::to_string(extents.size()) + " exceeds the maximum of " +
                         std::to_string(max_rank));
     std::copy(extents.begin(), extents.end(), data_.begin());
-    for (std::size_t e : extents) size_ *= e;
+    if (std::find(extents.begin(), extents.end(), std::size_t(0)) != extents.end()) {
+      size_ = 0;
+      return;
+    }
+    for (std::size_t e : extents)
+      if (__builtin_mul_overflow(size_, e, &size_) || size_ > max_size) [[unlikely]]
+        throw_too_large(extents);
   }
+
+  /// The most elements a shape may hold: more would overflow a byte count (of complex<double>) or Eigen::Index.
+  static constexpr std::size_t max_size = std::size_t(1) << 59;
 
   /// The extents of a static shape.
   template <ShapeType S>
@@ -63,6 +72,13 @@ class Extents {
   }
 
  private:
+  [[noreturn]] static void throw_too_large(std::span<const std::size_t> extents) {
+    std::string shape = "(";
+    for (std::size_t a = 0; a < extents.size(); ++a) shape += (a ? ", " : "") + std::to_string(extents[a]);
+    throw shape_error("fusegrad::Extents: the shape " + shape +
+                      ") holds more than 2^59 elements; no memory holds that many");
+  }
+
   std::array<std::size_t, max_rank> data_{};
   std::size_t rank_ = 0;
   std::size_t size_ = 1;

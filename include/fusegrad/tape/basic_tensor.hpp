@@ -81,9 +81,15 @@ class BasicTensor {
   }
   /// start, start + step, ... below stop.
   static BasicTensor arange(double start, double stop, double step = 1.0) {
+    if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+      throw value_error("fusegrad::Tensor::arange: start, stop and step must be finite, not " + std::to_string(start) +
+                        ", " + std::to_string(stop) + ", " + std::to_string(step));
     if (step == 0.0 || (stop - start) / step < 0)
       throw value_error("fusegrad::Tensor::arange: the step must move from start towards stop");
-    const auto n = static_cast<std::size_t>(std::ceil((stop - start) / step));
+    const double count = std::ceil((stop - start) / step);
+    if (!(count <= double(Extents::max_size)))
+      throw value_error("fusegrad::Tensor::arange: " + std::to_string(count) + " values are more than a tensor holds");
+    const auto n = static_cast<std::size_t>(count);
     BasicTensor t = empty({n});
     for (std::size_t i = 0; i < n; ++i) t.impl_->storage->data[i] = T(start + double(i) * step);
     return t;

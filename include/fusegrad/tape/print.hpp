@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <ostream>
@@ -66,10 +67,13 @@ class tensor_layout {
     std::ostringstream s;
     s.copyfmt(format_);
     s.width(0);
+    // NaN is "nan" whatever its sign bit, as PyTorch writes it (the C library writes 0/0 on x86 as "-nan").
+    const auto number = [](auto v) { return std::isnan(v) ? std::abs(v) : v; };
     if constexpr (std::is_floating_point_v<T>) {
-      s << values_[offset];
+      s << number(values_[offset]);
     } else {  // complex: re+imj, as NumPy and PyTorch write it
-      s << values_[offset].real() << (values_[offset].imag() < 0 ? "" : "+") << values_[offset].imag() << 'j';
+      const auto im = number(values_[offset].imag());
+      s << number(values_[offset].real()) << (im < 0 ? "" : "+") << im << 'j';
     }
     return s.str();
   }
@@ -119,7 +123,10 @@ std::ostream& operator<<(std::ostream& os, const BasicTensor<T>& t) {
   if (!t.defined()) return os << "tensor(undefined)";
   std::ostringstream out;  // built aside, so the caller's width applies to the whole text
   out << "tensor(";
-  detail::tensor_layout<T>(t.data(), t.shape(), os).write(out, 6);
+  if (t.numel() == 0 && t.dim() != 1)  // PyTorch's form: no brackets can show an empty axis that is not the only one
+    out << "[], size=" << t.shape().to_string();
+  else
+    detail::tensor_layout<T>(t.data(), t.shape(), os).write(out, 6);
   if (!t.is_leaf())
     out << ", grad_fn=" << t.grad_fn_name();
   else if (t.requires_grad())
