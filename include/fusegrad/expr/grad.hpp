@@ -210,8 +210,9 @@ template <Differentiable E, class... Vars>
 }
 
 /// The vector-Jacobian product of any expression: its value (flat, row-major) and the
-/// gradient of `sum(upstream * f)` with respect to each var. `upstream` is an Eigen array
-/// holding f's extents (or a single value, broadcast). Example: tests/expr/vjp_test.cpp.
+/// gradient of `sum(upstream * f)` with respect to each var. `upstream` is a single value (broadcast), an Eigen
+/// vector of f's values flat in row-major order, or a matrix or 2-D array of f's shape (the rule for Eigen input,
+/// shape/eigen_extents.hpp). Example: tests/expr/vjp_test.cpp.
 template <Differentiable E, class Upstream, class... Vars>
 [[nodiscard]] auto vjp(const E& f, const Upstream& upstream, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;

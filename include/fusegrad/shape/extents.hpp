@@ -34,9 +34,11 @@ class Extents {
       size_ = 0;
       return;
     }
-    for (std::size_t e : extents)
-      if (__builtin_mul_overflow(size_, e, &size_) || size_ > max_size) [[unlikely]]
+    for (std::size_t e : extents) {
+      if (e > max_size / size_) [[unlikely]]
         throw_too_large(extents);
+      size_ *= e;
+    }
   }
 
   /// The most elements a shape may hold: more would overflow a byte count (of complex<double>) or Eigen::Index.
@@ -72,7 +74,7 @@ class Extents {
   }
 
  private:
-  [[noreturn]] static void throw_too_large(std::span<const std::size_t> extents) {
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_too_large(std::span<const std::size_t> extents) {
     std::string shape = "(";
     for (std::size_t a = 0; a < extents.size(); ++a) shape += (a ? ", " : "") + std::to_string(extents[a]);
     throw shape_error("fusegrad::Extents: the shape " + shape +

@@ -5,7 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -212,7 +212,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   std::vector<ref<node<T>>> crossings;  // nodes that lead into another scalar type's graph
   // A leaf that stopped requiring grad after the graph was recorded takes no gradient, as in PyTorch: its share goes
   // to zeroed memory that is dropped.
-  std::deque<small_buffer<T>> discarded;  // a deque: adding one moves none of the others
+  std::vector<std::unique_ptr<T[]>> discarded;  // empty, it allocates nothing
   while (ready) {
     node<T>* n = ready;
     ready = n->next_ready;
@@ -226,22 +226,22 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     // zeros (bit k of `unfilled`).
     std::uint64_t unfilled = 0;
     const bool takes_unfilled = !staged && n->takes_unfilled_grads();
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      const edge<T>& e = inputs[k];
-      if (!e.fn && !e.input->requires_grad && !capture) [[unlikely]] {
-        destinations[k] = discarded.emplace_back(e.input->extents.size(), T(0)).data();
-      } else if (takes_unfilled && k < 64) {
-        bool made = false;
-        destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
-        if (made) unfilled |= std::uint64_t(1) << k;
-      } else {
-        destinations[k] =
-            e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
-      }
-    }
     tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
     T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
-    try {
+    try {  // finding a destination may throw too (settling a deferred value that reads a gradient)
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const edge<T>& e = inputs[k];
+        if (!e.fn && !e.input->requires_grad && !capture) [[unlikely]] {
+          destinations[k] = discarded.emplace_back(std::make_unique<T[]>(e.input->extents.size())).get();
+        } else if (takes_unfilled && k < 64) {
+          bool made = false;
+          destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
+          if (made) unfilled |= std::uint64_t(1) << k;
+        } else {
+          destinations[k] =
+              e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
+        }
+      }
       n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), unfilled, deferred);
     } catch (...) {
       // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
@@ -308,6 +308,8 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     for (auto& [t, g] : staged_grads)
       if (capture->wants(t)) capture->add(t, std::move(g.values));
   } else {
+    // Settled first: a deferred value that reads a gradient may throw, and then none has changed.
+    for (auto& [t, g] : staged_grads) t->prepare_grad_for_accumulation();
     for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
   }
   reset.completed = true;

@@ -83,6 +83,10 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     }
     return grad->data;
   }
+  // Settles what reads an existing gradient before accumulate_grad adds to it (which then cannot throw but for memory).
+  void prepare_grad_for_accumulation() {
+    if (grad) grad_written_in_place();
+  }
   void accumulate_grad(const T* g) {
     grad_destination();
     grad_values() += Eigen::Map<const array_t<T>>(g, static_cast<Eigen::Index>(extents.size()));
@@ -97,7 +101,7 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   // it first settles deferred values that read it, and counts a version, so that nodes that saved it refuse to run
   // backward with the new values.
   void grad_written_in_place() {
-    grad->settle_deferred_readers();
+    if (grad->may_have_deferred_readers()) grad->settle_deferred_readers();
     ++grad->version;
   }
   // Tells the node that produced this tensor that its output is gone.

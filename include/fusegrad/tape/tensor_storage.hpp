@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   std::uint32_t block_offset = 0;  // from the recorded_block it lives in; 0 when it has its own allocation
   std::uint32_t version = 0;
   spin_lock readers_lock;  // guards deferred_readers
+  std::atomic<bool> had_deferred_readers = false;
   home values_home;
   T* data;
   std::size_t bytes;  // of the tail or the heap block: what freeing them needs; 0 when borrowed
@@ -99,6 +101,12 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     const std::lock_guard lock(readers_lock);
     if (!deferred_readers) deferred_readers = std::make_unique<std::vector<node<T>*>>();
     deferred_readers->push_back(n);
+    had_deferred_readers.store(true, std::memory_order_release);
+  }
+  // Whether a deferred value may read these values: false until the first one did, a check without the lock for the
+  // backward, which adds into gradients in place.
+  [[nodiscard]] bool may_have_deferred_readers() const noexcept {
+    return had_deferred_readers.load(std::memory_order_acquire);
   }
   void remove_deferred_reader(node<T>* n) noexcept {
     const std::lock_guard lock(readers_lock);
