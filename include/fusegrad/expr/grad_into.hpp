@@ -84,8 +84,9 @@ template <class E, class... Outs, class... Vars>
   if (const Extents root = f.extents(); root.size() != 1)
     throw shape_error(where + std::string("f has shape ") + root.to_string() +
                       ", not a scalar; reduce it (fg::sum, fg::mean)");
-  if constexpr (LinearRoot<E> && E::kind != node_kind::materialized) check_reductions_fit(f);
-  check_materialized_extents_below(f);  // what the root's extents() does not reach (binary_expr skips a full sum)
+  // Every materialised node's too, before any output is written: the root's extents() does not reach them all
+  // (binary_expr skips an operand of static size, such as a full sum).
+  check_materialized_extents_below(f);
   const std::array<const void*, count> names{&vars...};
   const std::array<const T*, count> var_data{vars.data()...};
   const std::array<Extents, count> extents{vars.extents()...};

@@ -90,10 +90,9 @@ constexpr std::size_t reduction_count() {
 // Checks the run-time extents under every reduction of a linear root (shape_error on a mismatch).
 // The one-pass sweep meets the reductions one after the other, writing each one's gradients as
 // it goes, and a root's own extents() need not look below a reduction: so this runs first where
-// the sweep would write before it meets a mismatch (more than one reduction), or where a caller's
-// buffer is written (value_and_grad_into) and the root is more than a bare reduction, whose
-// extents() checks its operands itself. (A Tensor's node whose value is deferred checks every
-// materialised node: check_materialized_extents_below.)
+// the sweep would write before it meets a mismatch (more than one reduction). (Where a caller's
+// buffer is written, value_and_grad_into, and where a Tensor's node defers its value, every
+// materialised node is checked: check_materialized_extents_below.)
 template <class E>
 void check_reductions_fit(const E& e) {
   if constexpr (E::kind == node_kind::materialized) {

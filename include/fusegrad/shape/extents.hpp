@@ -36,7 +36,7 @@ class Extents {
     }
     for (std::size_t e : extents) {
       if (e > max_size / size_) [[unlikely]]
-        throw_too_large(extents);
+        throw_too_large();
       size_ *= e;
     }
   }
@@ -74,11 +74,9 @@ class Extents {
   }
 
  private:
-  [[noreturn, gnu::cold, gnu::noinline]] static void throw_too_large(std::span<const std::size_t> extents) {
-    std::string shape = "(";
-    for (std::size_t a = 0; a < extents.size(); ++a) shape += (a ? ", " : "") + std::to_string(extents[a]);
-    throw shape_error("fusegrad::Extents: the shape " + shape +
-                      ") holds more than 2^59 elements; no memory holds that many");
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_too_large() const {
+    throw shape_error("fusegrad::Extents: the shape " + to_string() +
+                      " holds more than 2^59 elements; no memory holds that many");
   }
 
   std::array<std::size_t, max_rank> data_{};

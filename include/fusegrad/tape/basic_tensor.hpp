@@ -307,9 +307,7 @@ class BasicTensor {
   Eigen::Map<detail::array_t<T>> written_in_place(const char* what) {
     check_in_place(what);
     checked().data();
-    // Deferred values that read these values are computed now, while they are the recorded ones.
-    impl_->storage->settle_deferred_readers();
-    ++impl_->storage->version;
+    impl_->storage->prepare_write_in_place();
     return impl_->values();
   }
   void check_in_place(const char* what) const {

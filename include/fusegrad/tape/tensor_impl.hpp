@@ -62,13 +62,14 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     return storage->data;
   }
   void compute_pending_value();
-  // Where gradients for this tensor are added; allocated (zeroed) by the first backward.
+  // Where gradients for this tensor are added; allocated (zeroed) by the first backward, and written in place after,
+  // as PyTorch accumulates (tensor_storage::prepare_write_in_place: grad() may have handed it out).
   T* grad_destination() {
     if (!grad) {
       grad = tensor_storage<T>::owning(extents.size());
       grad_values().setZero();
     } else {
-      grad_written_in_place();
+      grad->prepare_write_in_place();
     }
     return grad->data;
   }
@@ -79,13 +80,13 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
       grad = tensor_storage<T>::owning(extents.size());
       unfilled = true;
     } else {
-      grad_written_in_place();
+      grad->prepare_write_in_place();
     }
     return grad->data;
   }
   // Settles what reads an existing gradient before accumulate_grad adds to it (which then cannot throw but for memory).
   void prepare_grad_for_accumulation() {
-    if (grad) grad_written_in_place();
+    if (grad) grad->prepare_write_in_place();
   }
   void accumulate_grad(const T* g) {
     grad_destination();
@@ -97,13 +98,7 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   [[nodiscard]] Eigen::Map<array_t<T>> grad_values() noexcept {
     return {grad->data, static_cast<Eigen::Index>(extents.size())};
   }
-  // The gradient grad() handed out is about to be added to. Like any in-place write (BasicTensor::written_in_place),
-  // it first settles deferred values that read it, and counts a version, so that nodes that saved it refuse to run
-  // backward with the new values.
-  void grad_written_in_place() {
-    if (grad->may_have_deferred_readers()) grad->settle_deferred_readers();
-    ++grad->version;
-  }
+
   // Tells the node that produced this tensor that its output is gone.
   void leave(node<T>& producer) noexcept;
   [[gnu::cold, gnu::noinline]] void leave_after_backward(node<T>& producer) noexcept;

@@ -103,10 +103,13 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     deferred_readers->push_back(n);
     had_deferred_readers.store(true, std::memory_order_release);
   }
-  // Whether a deferred value may read these values: false until the first one did, a check without the lock for the
-  // backward, which adds into gradients in place.
-  [[nodiscard]] bool may_have_deferred_readers() const noexcept {
-    return had_deferred_readers.load(std::memory_order_acquire);
+  // These values are about to be written in place (a tensor's in-place method, a backward adding into a gradient):
+  // the deferred values that read them are computed first, so that they stay the values at recording, and the
+  // version counts the write, so that nodes that saved them refuse to run backward. The lock-free flag spares the
+  // backward the locks for the storages no deferred value ever read.
+  void prepare_write_in_place() {
+    if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
+    ++version;
   }
   void remove_deferred_reader(node<T>* n) noexcept {
     const std::lock_guard lock(readers_lock);
