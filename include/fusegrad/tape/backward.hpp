@@ -19,6 +19,7 @@
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/gradient_capture.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
@@ -34,29 +35,8 @@ namespace fusegrad::detail {
 // more pass after this one (node::backward_across), so a graph that changes type k times runs
 // passes nested k deep, and a node below such changes may run once per pass that reaches it,
 // each time with its share of the gradient. Backwards on several threads take turns
-// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients.
-//
-// A functional backward (fg::grad) passes `capture`: the tensors whose gradients it wants.
-// Gradients then go to capture->grads, one per wanted tensor reached, and no tensor's
-// grad() changes.
-template <class T>
-struct gradient_capture {
-  std::span<tensor_impl<T>* const> wanted;
-  std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by run_backward
-  // The capture of the other scalar type, across a cast (tape/cast.hpp): it wants none of
-  // that type's tensors, and leads back here from casts into this type.
-  void* across = nullptr;
-  [[nodiscard]] bool wants(const tensor_impl<T>* t) const {
-    return std::find(wanted.begin(), wanted.end(), t) != wanted.end();
-  }
-  // Adds g to what was captured for t (a graph reached twice across casts sends it twice).
-  void add(tensor_impl<T>* t, small_buffer<T>&& g) {
-    const auto [at, added] = grads.try_emplace(t, std::move(g));
-    if (added) return;
-    const auto n = static_cast<Eigen::Index>(t->extents.size());
-    Eigen::Map<array_t<T>>(at->second.data(), n) += Eigen::Map<const array_t<T>>(g.data(), n);
-  }
-};
+// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients. A functional
+// backward (fg::grad) passes a gradient_capture, and then no tensor's grad() changes.
 
 // Where a backward starts: a tensor and the gradient arriving at it.
 template <class T>
