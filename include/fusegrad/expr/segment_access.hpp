@@ -17,7 +17,8 @@ namespace fusegrad::detail {
 // A segment is a maximal element-wise sub-tree; it runs as one strip-mined loop over the
 // broadcast extents of its leaves. Inside that loop every leaf must look segment-shaped.
 // A leaf is read in one of three ways, chosen once per sweep (at compile time when both
-// shapes are static, and then the access holds nothing but what that way needs):
+// shapes are static or the leaf is statically one value, and then the access holds nothing
+// but what that way needs):
 //   stream    -- the leaf has the segment's size: read its memory block by block;
 //   repeat    -- the leaf is a single value: read a block-length buffer of copies
 //                (step 0), and collect its gradient in block-length lanes that the
@@ -37,8 +38,18 @@ template <class T, ShapeLike LeafShape, ShapeLike SegmentShape, grad_write Write
 class segment_access {
   static constexpr std::size_t leaf_size = static_size_v<LeafShape>;
   static constexpr std::size_t segment_size = static_size_v<SegmentShape>;
-  static constexpr bool static_mode = leaf_size != dyn && segment_size != dyn;
+
+ public:
+  // Statically one value spread over a larger (or run-time) segment: frames read it as a
+  // constant (a register), never from memory; only its gradient goes through the accumulator.
+  static constexpr bool uniform = leaf_size == 1 && segment_size != 1;
+
+ private:
+  // The way is chosen at compile time when both sizes are static, and for a uniform leaf,
+  // which repeats whatever the segment's size turns out to be.
+  static constexpr bool static_mode = (leaf_size != dyn && segment_size != dyn) || uniform;
   static constexpr access_mode fixed_mode = !static_mode                ? access_mode::broadcast
+                                            : uniform                   ? access_mode::repeat
                                             : leaf_size == segment_size ? access_mode::stream
                                             : leaf_size == 1            ? access_mode::repeat
                                                                         : access_mode::broadcast;
@@ -68,9 +79,9 @@ class segment_access {
               : leaf.size() == 1              ? access_mode::repeat
                                               : access_mode::broadcast;
       step_ = mode_ == access_mode::repeat ? 0 : 1;
-      segment_size_ = segment.size();
       if (mode_ == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
     }
+    if constexpr (segment_size == dyn) segment_size_ = segment.size();
     switch (mode()) {
       case access_mode::stream:
         values_ = values;
@@ -114,9 +125,6 @@ class segment_access {
       if (mode() == access_mode::broadcast) broadcast_into(copies().values.data(), source_, leaf(), segment());
   }
 
-  // Statically one value spread over a larger (or run-time) segment: frames read it as a
-  // constant (a register), never from memory; only its gradient goes through the accumulator.
-  static constexpr bool uniform = leaf_size == 1 && segment_size != 1;
   [[nodiscard]] T uniform_value() const noexcept requires uniform { return source_[0]; }
 
   [[nodiscard]] const T* values_at(Eigen::Index offset) const noexcept { return values_ + offset * step(); }
@@ -207,13 +215,10 @@ class segment_access {
   }
   // Blocks never exceed the segment, so short segments fill only what they read.
   [[nodiscard]] std::size_t used_repeat_length() const noexcept {
-    if constexpr (static_mode)
-      return repeat_length;
-    else
-      return std::min<std::size_t>(repeat_length, segment_size_);
+    return std::min<std::size_t>(repeat_length, segment_length());
   }
   [[nodiscard]] std::size_t segment_length() const noexcept {
-    if constexpr (static_mode)
+    if constexpr (segment_size != dyn)
       return segment_size;
     else
       return segment_size_;
@@ -250,7 +255,7 @@ class segment_access {
   [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
   [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
-  [[no_unique_address]] member<!static_mode, std::size_t, 9> segment_size_;
+  [[no_unique_address]] member<segment_size == dyn, std::size_t, 9> segment_size_;
   [[no_unique_address]] repeat_buffer repeat_values_;
   [[no_unique_address]] broadcast_member broadcast_;
 };

@@ -92,10 +92,11 @@ template <class A>
   return zeros;
 }
 
-// block_t<T, N>: the array type of one node's value on one block of N elements
-// (N = Eigen::Dynamic for the last, partial block; it still never exceeds block_length).
+// block_t<T, N>: the array type of one node's value on one block of N elements. Every block's
+// length is known at compile time (run_segment), so a block never touches the heap.
 template <class T, int N>
-using block_t = Eigen::Array<T, N, 1, Eigen::ColMajor, N == Eigen::Dynamic ? block_length : N, 1>;
+  requires(N > 0)
+using block_t = Eigen::Array<T, N, 1>;
 
 }  // namespace detail
 

@@ -135,9 +135,9 @@ struct sweep_state;
 // the loop passed the node no gradient at all (an operand of a comparison): where the loop
 // would have written a gradient over (grad_write::overwrite), zeros are written instead,
 // so that finish() sends zeros on.
-// `frame<N, Keep, Known>` is the frame type for blocks of N elements (Eigen::Dynamic for the
-// last, partial one): Keep asks it to store its value (a parent reads it twice), Known to
-// read its value from memory given to it instead of computing it.
+// `frame<N, Keep, Known>` is the frame type for blocks of N elements (block_length, a static
+// size's remainder, or 1 for the last elements of a run-time size): Keep asks it to store its value (a parent reads it
+// twice), Known to read its value from memory given to it instead of computing it.
 template <class S>
 concept SweepState = requires(S& state, const typename S::registers& r) {
   typename S::value_type;

@@ -15,7 +15,7 @@ namespace fusegrad::detail {
 
 // Runs the strip-mined loop of the segment rooted at `state`. Per block it builds the
 // root's frame, hands the block value to consume(value, offset), and, when an upstream
-// access is given, runs the block's reverse sweep. Static sizes get fixed-size blocks only.
+// access is given, runs the block's reverse sweep. Every block has a length known at compile time.
 // With Known, `known` holds the root's values from an earlier pass and the root reads them
 // instead of recomputing (a materialised operand's backward sweep). A template parameter,
 // not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
@@ -28,9 +28,9 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   constexpr Eigen::Index B = block_length;
   constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
   static_assert(std::is_copy_assignable_v<std::remove_reference_t<Consume>>,
-                "run_segment: a consumer of block values is copied into and out of the loop (see partial_block)");
+                "run_segment: a consumer of block values is copied into and out of the loop (see run_blocks)");
   // The segment's accumulators: a local, never stored in a frame; the loops work on copies of it
-  // (see partial_block), which the compiler keeps in registers.
+  // (see run_blocks), which the compiler keeps in registers.
   typename State::registers registers{};
   // One block, on the accumulators and the consumer it is handed.
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n, auto& lanes,
@@ -55,46 +55,44 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
       sweep(frame);
     }
   };
-  // The full blocks' loop and the last, partial block each run on copies of the accumulators and
-  // the consumer, scoped to them and copied back after. The compiler then keeps the loop's copies
-  // in registers however large the function it inlines the sweep into: accumulators that live
-  // across the partial block (often left out of line: it is the largest block and runs once) or
-  // any other call get a stack slot, and each block would store them and reload them, every
-  // addition waiting on the store before it.
-  auto partial_block = [&]<int N>(std::integral_constant<int, N> length, Eigen::Index offset, Eigen::Index n) {
+  // Runs blocks of length N from `from` while one fits, and returns where it stopped. Each run
+  // works on copies of the accumulators and the consumer, scoped to it and copied back after, so
+  // the compiler keeps the copies in registers however large the function the sweep is inlined
+  // into: accumulators that live across a call get a stack slot, and each block would store and
+  // reload them, every addition waiting on the store before it. Always inlined, for the same
+  // reason (GCC takes the attribute on a lambda only in this spelling).
+  auto run_blocks = [&]<int N>(std::integral_constant<int, N> length, Eigen::Index from, Eigen::Index total)
+      __attribute__((always_inline)) {
     auto lanes = registers;
     auto sink = consume;
-    block(length, offset, n, lanes, sink);
+    Eigen::Index i = from;
+    for (; i + N <= total; i += N) block(length, i, N, lanes, sink);
     registers = lanes;
     consume = sink;
+    return i;
   };
   constexpr std::size_t size = static_size_v<Segment>;
-  // Segments whose rank is known only at run time (tensors; in the static layer, what matmul,
-  // outer and transpose return) are often scalars: for them a fixed-size block without size
-  // checks. Shapes of static rank (Shape<dyn>) rarely hold one element at run time, and a third
-  // kind of frame for every node would cost their compile time more than it saves them.
-  constexpr bool scalar_block = std::is_same_v<Segment, AnyShape>;
   const auto total = static_cast<Eigen::Index>(size != dyn ? size : segment.size());
-  if (scalar_block && total == 1) {
-    if constexpr (scalar_block) block(std::integral_constant<int, 1>{}, 0, 1, registers, consume);
+  // Segments whose rank is known only at run time (tensors; in the static layer, what matmul, outer and transpose
+  // return) are often scalars: their one block, at an offset the compiler knows, on the accumulators themselves.
+  constexpr bool often_scalar = std::is_same_v<Segment, AnyShape>;
+  if (often_scalar && total == 1) {
+    if constexpr (often_scalar) block(std::integral_constant<int, 1>{}, 0, 1, registers, consume);
   } else {
     Eigen::Index i = 0;
-    if constexpr (size == dyn || size >= std::size_t(B)) {  // a static size below B instantiates no full blocks
-      auto lanes = registers;
-      auto sink = consume;
-      for (; i + B <= total; i += B) block(std::integral_constant<int, int(B)>{}, i, B, lanes, sink);
-      registers = lanes;
-      consume = sink;
-    }
+    if constexpr (size == dyn || size >= std::size_t(B))  // a static size below B instantiates no full blocks
+      i = run_blocks(std::integral_constant<int, int(B)>{}, i, total);
     if constexpr (size == dyn) {
-      if (i < total) partial_block(std::integral_constant<int, Eigen::Dynamic>{}, i, total - i);
+      // The last total % B elements one at a time. A block of one holds every value in a register and needs
+      // no size checks; one of run-time length costs a loop per operation, about as much as B - 1 blocks of
+      // one for the arithmetic a loss is made of.
+      if (i < total) run_blocks(std::integral_constant<int, 1>{}, i, total);
     } else if constexpr (size % std::size_t(B) != 0) {
-      constexpr auto tail = Eigen::Index(size % std::size_t(B));
-      partial_block(std::integral_constant<int, int(tail)>{}, Eigen::Index(size) - tail, tail);
+      run_blocks(std::integral_constant<int, int(size % std::size_t(B))>{}, i, total);  // one block
     }
   }
   if constexpr (sweeps_back) {
-    const auto folded = registers;  // fold() too may stay out of line: hand it a copy (see partial_block)
+    const auto folded = registers;  // fold() too may stay out of line: hand it a copy (see run_blocks)
     state.fold(folded);
   }
   if constexpr (requires { consume.fold(); }) {
@@ -138,19 +136,14 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
 };
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes). The lanes are
-// only ever touched whole or at fixed positions: a run-time position anywhere (the last,
-// partial block) would keep them in memory in every block. A gradient that is one value
+// only ever touched at fixed positions (blocks have static lengths): a run-time position
+// anywhere would keep them in memory in every block. A gradient that is one value
 // repeated is the same in every block: it is written to `repeated`, which fold() multiplies
 // by the segment's length, and no accumulator carries it through the loop.
 template <int N, class Lanes, class D>
 void add_to_lanes(Lanes& lanes, const D& dy) {
-  using lanes_array = decltype(lanes.sum);
   if constexpr (is_uniform_expression_v<D>) {
     lanes.repeated = dy.coeff(0);
-  } else if constexpr (N == Eigen::Dynamic) {
-    lanes_array padded = zero_block<lanes_array>();
-    padded.head(dy.size()) = dy;
-    lanes.sum += padded;
   } else {
     add_gradient(lanes.sum.template head<N>(), dy);
   }
