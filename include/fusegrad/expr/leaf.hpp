@@ -28,7 +28,7 @@ class leaf_extents {
  public:
   leaf_extents() = default;
   explicit leaf_extents(const Extents& e) : extents_(e) {}
-  [[nodiscard]] Extents get() const { return extents_; }
+  [[nodiscard]] const Extents& get() const noexcept { return extents_; }
 
  private:
   Extents extents_;
@@ -92,7 +92,8 @@ class leaf_data<T, S, owning> {
     detail::copy_row_major(values_.data(), eigen);
   }
 
-  [[nodiscard]] Extents extents() const { return extents_.get(); }
+  /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
+  [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return values_.data(); }
   [[nodiscard]] T* data() noexcept { return values_.data(); }
   /// The values, flat and row-major; writable, so an optimiser can update them in place.
@@ -125,7 +126,8 @@ class leaf_data<T, S, view> {
     requires(is_eigen_vector_v<Derived> ? S::rank == 1 : S::rank == 2 && bool(Derived::IsRowMajor))
   explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen) : leaf_data(eigen.data(), eigen_extents(eigen)) {}
 
-  [[nodiscard]] Extents extents() const { return extents_.get(); }
+  /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
+  [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return data_; }
   [[nodiscard]] auto value() const noexcept {
     return Eigen::Map<const storage_t<T, S>>(data_, static_cast<Eigen::Index>(extents().size()));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <optional>
 #include <type_traits>
@@ -53,8 +54,13 @@ class segment_access {
                                             : leaf_size == segment_size ? access_mode::stream
                                             : leaf_size == 1            ? access_mode::repeat
                                                                         : access_mode::broadcast;
+  // A vector in a segment of vectors is as long as the segment or one value: it streams or repeats (a loss over
+  // data vectors, the common case, so it carries no broadcast state).
+  static constexpr bool both_vectors = ShapeType<LeafShape> && ShapeType<SegmentShape> && requires {
+    requires LeafShape::rank == 1 && SegmentShape::rank == 1;
+  };
   static constexpr bool may_repeat = !static_mode || fixed_mode == access_mode::repeat;
-  static constexpr bool may_broadcast = !static_mode || fixed_mode == access_mode::broadcast;
+  static constexpr bool may_broadcast = !both_vectors && (!static_mode || fixed_mode == access_mode::broadcast);
   static constexpr bool may_copy = may_repeat || may_broadcast;
   static constexpr std::size_t repeat_length =
       segment_size == dyn ? std::size_t(block_length) : std::min<std::size_t>(block_length, segment_size);
@@ -79,7 +85,11 @@ class segment_access {
               : leaf.size() == 1              ? access_mode::repeat
                                               : access_mode::broadcast;
       step_ = mode_ == access_mode::repeat ? 0 : 1;
-      if (mode_ == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
+      if constexpr (may_broadcast) {
+        if (mode_ == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
+      } else {
+        assert(mode_ != access_mode::broadcast && "a segment's extents are its leaves' broadcast");
+      }
     }
     if constexpr (segment_size == dyn) segment_size_ = segment.size();
     switch (mode()) {

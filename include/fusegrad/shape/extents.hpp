@@ -68,8 +68,13 @@ class Extents {
   /// The number of elements (1 for a scalar); kept, since the fused sweep asks often.
   [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
 
+  // A loop over the axes, not std::equal: the compiler makes that a call to memcmp, which costs more than the few
+  // axes it compares (every fused sweep compares its leaves' extents).
   friend constexpr bool operator==(const Extents& a, const Extents& b) noexcept {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    if (a.rank_ != b.rank_ || a.size_ != b.size_) return false;
+    for (std::size_t axis = 0; axis < a.rank_; ++axis)
+      if (a.data_[axis] != b.data_[axis]) return false;
+    return true;
   }
 
   /// "(3, 2)"; "()" for a scalar: the one printed form of a shape (shape.hpp).

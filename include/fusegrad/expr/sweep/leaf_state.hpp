@@ -57,9 +57,9 @@ struct access_frame {
   template <class D>
   void write_grad(const D& dy) const {
     if constexpr (OverwritesGrad)
-      block_map<T, N>(grad, values.size()) = dy;
+      store_block<N>(grad, dy);
     else
-      add_gradient(block_map<T, N>(grad, values.size()), dy);
+      add_block<N>(grad, dy);
   }
 };
 
@@ -94,7 +94,8 @@ template <class E, class Segment>
 struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
   using access_type = segment_access<value_type, typename E::static_shape, Segment>;
-  using registers = typename access_type::lanes_type;
+  // A leaf that takes no gradient (a Const) is passed none (its parents' frames skip it): no lanes to carry.
+  using registers = std::conditional_t<E::takes_grad, typename access_type::lanes_type, nothing>;
   access_type access;
 
   // Always inlined: a few stores per leaf, which a call would double for a one-element tape node.
@@ -103,7 +104,9 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
       : access(leaf.data(), leaf.extents(), segment, sinks.sink_for(leaf)) {}
 
   void forward() { access.load(); }
-  void fold(const registers& r) { access.fold(r); }
+  void fold(const registers& r) {
+    if constexpr (E::takes_grad) access.fold(r);
+  }
   void unreached() {}  // a leaf's gradient is added to: no contribution is no write
   void finish() { access.finish(); }
 

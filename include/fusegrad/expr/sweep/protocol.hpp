@@ -22,8 +22,6 @@ struct nothing {};
 
 template <class T, int N>
 using const_block_map = Eigen::Map<const Eigen::Array<T, N, 1>>;
-template <class T, int N>
-using block_map = Eigen::Map<Eigen::Array<T, N, 1>>;
 
 // lazy_depth_v<D>: how many levels of class templates over types the Eigen expression type D
 // nests (its functors count; an array, a map, or any template with a value parameter is 0).
@@ -85,6 +83,26 @@ template <class Target, class D>
     target -= dy.nestedExpression();
   else
     target += dy;
+}
+
+// out[0, N) = v, out[0, N) += dy (a negated dy subtracted), with stores of T rather than Eigen's packet stores: those
+// may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
+// sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
+// loops again.
+template <int N, class T, class D>
+[[gnu::always_inline]] inline void store_block(T* out, const D& v) {
+  const block_t<T, N> b = v;
+  for (int k = 0; k < N; ++k) out[k] = b[k];
+}
+template <int N, class T, class D>
+[[gnu::always_inline]] inline void add_block(T* out, const D& dy) {
+  if constexpr (is_negation_v<D>) {
+    const block_t<T, N> b = dy.nestedExpression();
+    for (int k = 0; k < N; ++k) out[k] -= b[k];
+  } else {
+    const block_t<T, N> b = dy;
+    for (int k = 0; k < N; ++k) out[k] += b[k];
+  }
 }
 
 // is_evaluated_v<D>: D already sits in memory (an array or a map), or is one value repeated, so reading it twice

@@ -110,7 +110,7 @@ struct store_values {  // writes the segment's values into contiguous memory
   T* out;
   template <class D>
   void operator()(const D& v, Eigen::Index offset) const {
-    Eigen::Map<Eigen::Array<T, D::RowsAtCompileTime, 1>>(out + offset, v.size()) = v;
+    store_block<D::RowsAtCompileTime>(out + offset, v);
   }
 };
 template <class T>
