@@ -149,8 +149,12 @@ class segment_access {
   // An upstream that is itself one value repeated (what `log(sigma)` receives in `sum(square(y - mu) - log(sigma))`)
   // is the same in every block: frames write it to `repeated` instead, which no block reads, and fold() multiplies it
   // by the segment's length. The loop then carries no accumulator for it.
+  // Blocks shorter than the lanes (a segment's last elements) add their sum to `rest`: the lanes are only ever
+  // touched whole, since g++ may keep an accumulator that is also touched lane by lane in memory, in every block.
   struct lanes {
-    Eigen::Array<T, int(repeat_length), 1> sum = zero_block<Eigen::Array<T, int(repeat_length), 1>>();
+    static constexpr int length = int(repeat_length);
+    Eigen::Array<T, length, 1> sum = zero_block<Eigen::Array<T, length, 1>>();
+    T rest = T(0);
     T repeated = T(0);
   };
   struct no_lanes {};
@@ -169,7 +173,7 @@ class segment_access {
   void fold(const lanes_type& l) {
     if constexpr (may_repeat)
       if (wants_lanes()) {
-        const T total = l.sum.sum() + l.repeated * T(segment_length());
+        const T total = l.sum.sum() + l.rest + l.repeated * T(segment_length());
         if constexpr (overwrites_grad)
           target_grad_[0] = total;
         else
