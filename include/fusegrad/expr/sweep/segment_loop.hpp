@@ -88,8 +88,8 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
       // one for the arithmetic a loss is made of.
       if (i < total) {
         if constexpr (often_scalar) {
-          // A tape node's loop of full blocks kept its accumulators in registers only with these blocks out of
-          // line (g++ 12, AVX2: B3's tape node at 100000 elements took twice as long with them inline).
+          // Out of line: inline, g++ keeps some of a tape node's full-block accumulators in memory, a load and
+          // a store in every block (benchmarks/results/b1-b5.md, "Fixed cost per call").
           auto last_elements = [&](Eigen::Index from) __attribute__((noinline)) {
             run_blocks(std::integral_constant<int, 1>{}, from, total);
           };
