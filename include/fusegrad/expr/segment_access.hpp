@@ -159,6 +159,10 @@ class segment_access {
   };
   struct no_lanes {};
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
+  // What a sweep state over this access carries through its segment loop: the lanes, unless its node takes no
+  // gradient (a Const, or a sub-tree over Consts), whose parents' frames pass it none.
+  template <bool TakesGrad>
+  using registers_for = std::conditional_t<TakesGrad, lanes_type, no_lanes>;
 
   // Whether the lanes are this leaf's gradient: it repeats and its gradient is asked for.
   // (Frames may add to the lanes regardless; fold() drops them otherwise.)
@@ -170,16 +174,16 @@ class segment_access {
   }
 
   // After a segment's reverse loop: add (or, overwriting, write) what its lanes collected to the leaf's gradient.
-  void fold(const lanes_type& l) {
-    if constexpr (may_repeat)
-      if (wants_lanes()) {
-        const T total = l.sum.sum() + l.rest + l.repeated * T(segment_length());
-        if constexpr (overwrites_grad)
-          target_grad_[0] = total;
-        else
-          target_grad_[0] += total;
-      }
+  void fold(const lanes& l) requires may_repeat {
+    if (wants_lanes()) {
+      const T total = l.sum.sum() + l.rest + l.repeated * T(segment_length());
+      if constexpr (overwrites_grad)
+        target_grad_[0] = total;
+      else
+        target_grad_[0] += total;
+    }
   }
+  void fold(const no_lanes&) {}  // nothing was collected
 
   // The segment's reverse loop passed this leaf no gradient (it is below a comparison): what the loop would have
   // written over holds zeros instead.

@@ -95,7 +95,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
   using value_type = typename E::value_type;
   using access_type = segment_access<value_type, typename E::static_shape, Segment>;
   // A leaf that takes no gradient (a Const) is passed none (its parents' frames skip it): no lanes to carry.
-  using registers = std::conditional_t<E::takes_grad, typename access_type::lanes_type, nothing>;
+  using registers = typename access_type::template registers_for<E::takes_grad>;
   access_type access;
 
   // Always inlined: a few stores per leaf, which a call would double for a one-element tape node.
@@ -104,9 +104,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
       : access(leaf.data(), leaf.extents(), segment, sinks.sink_for(leaf)) {}
 
   void forward() { access.load(); }
-  void fold(const registers& r) {
-    if constexpr (E::takes_grad) access.fold(r);
-  }
+  void fold(const registers& r) { access.fold(r); }
   void unreached() {}  // a leaf's gradient is added to: no contribution is no write
   void finish() { access.finish(); }
 

@@ -193,7 +193,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   scratch_t<value_type, static_shape> grad;  // what the parent segment's sweep sends back, written over
   using access_type = segment_access<value_type, static_shape, Segment, grad_write::overwrite>;
   using saved_type = typename saved_for_backward<Op, value_type>::type;
-  using registers = typename access_type::lanes_type;
+  using registers = typename access_type::template registers_for<E::takes_grad>;
   access_type access;
 
   template <class Sinks>

@@ -156,8 +156,6 @@ void add_to_lanes(Lanes& lanes, const D& dy) {
     lanes.repeated = dy.coeff(0);
   } else if constexpr (N == Lanes::length) {
     add_gradient(lanes.sum, dy);
-  } else if constexpr (is_negation_v<D>) {
-    lanes.rest -= dy.nestedExpression().sum();
   } else {
     lanes.rest += dy.sum();
   }
