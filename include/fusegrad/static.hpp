@@ -1,6 +1,7 @@
-// static.hpp -- the static layer alone: Var and Const leaves, every operation, eval, value_and_grad, grad, vjp and
-// their _into forms, an expression's type name. No Tensor, tape or pictures: a translation unit that needs only the
-// static layer compiles in about a tenth less time than with fusegrad.hpp (benchmarks/results/compile-cost.md).
+// static.hpp -- the static layer alone: Var and Const leaves, every operation, eval, value_and_grad,
+// value_and_grad_into, grad, vjp, an expression's type name. No Tensor, tape or pictures: a translation unit that
+// needs only the static layer compiles in about a tenth less time than with fusegrad.hpp
+// (benchmarks/results/compile-cost.md).
 #pragma once
 
 #include <fusegrad/concepts.hpp>
