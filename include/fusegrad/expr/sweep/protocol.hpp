@@ -89,18 +89,28 @@ template <class Target, class D>
 // may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
 // sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
 // loops again.
+// A block already in memory is read where it is: a copy of it is made with stores narrower than the loads that
+// read it back, which cannot take their data from them and wait for the stores to retire.
+template <int N, class T, class D>
+[[gnu::always_inline]] inline decltype(auto) block_values(const D& v) {
+  if constexpr (std::is_base_of_v<Eigen::PlainObjectBase<D>, D> ||
+                std::is_base_of_v<Eigen::MapBase<D, Eigen::ReadOnlyAccessors>, D>)
+    return (v);
+  else
+    return block_t<T, N>(v);
+}
 template <int N, class T, class D>
 [[gnu::always_inline]] inline void store_block(T* out, const D& v) {
-  const block_t<T, N> b = v;
+  const auto& b = block_values<N, T>(v);
   for (int k = 0; k < N; ++k) out[k] = b[k];
 }
 template <int N, class T, class D>
 [[gnu::always_inline]] inline void add_block(T* out, const D& dy) {
   if constexpr (is_negation_v<D>) {
-    const block_t<T, N> b = dy.nestedExpression();
+    const auto& b = block_values<N, T>(dy.nestedExpression());
     for (int k = 0; k < N; ++k) out[k] -= b[k];
   } else {
-    const block_t<T, N> b = dy;
+    const auto& b = block_values<N, T>(dy);
     for (int k = 0; k < N; ++k) out[k] += b[k];
   }
 }
