@@ -89,8 +89,8 @@ template <class Target, class D>
 // may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
 // sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
 // loops again.
-// A block already in memory is read where it is: a copy of it is made with stores narrower than the loads that
-// read it back, which cannot take their data from them and wait for the stores to retire.
+// A block already in memory (an array, a map) is read where it is: g++ would copy it with stores narrower than the
+// loads that read the copy back, and such loads cannot take their data from those stores, so each waits for them.
 template <int N, class T, class D>
 [[gnu::always_inline]] inline decltype(auto) block_values(const D& v) {
   if constexpr (std::is_base_of_v<Eigen::PlainObjectBase<D>, D> ||
