@@ -89,12 +89,17 @@ template <class Target, class D>
 // may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
 // sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
 // loops again.
-// A block already in memory (an array, a map) is read where it is: g++ would copy it with stores narrower than the
-// loads that read the copy back, and such loads cannot take their data from those stores, so each waits for them.
+// is_in_memory_v<D>: D already sits in memory, an array or a map.
+template <class D>
+inline constexpr bool is_in_memory_v =
+    std::is_base_of_v<Eigen::PlainObjectBase<std::remove_cv_t<D>>, std::remove_cv_t<D>> ||
+    std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>>;
+
+// A block already in memory is read where it is: g++ would copy it with stores narrower than the loads that read the
+// copy back, and such loads cannot take their data from those stores, so each waits for them.
 template <int N, class T, class D>
 [[gnu::always_inline]] inline decltype(auto) block_values(const D& v) {
-  if constexpr (std::is_base_of_v<Eigen::PlainObjectBase<D>, D> ||
-                std::is_base_of_v<Eigen::MapBase<D, Eigen::ReadOnlyAccessors>, D>)
+  if constexpr (is_in_memory_v<D>)
     return (v);
   else
     return block_t<T, N>(v);
@@ -115,15 +120,12 @@ template <int N, class T, class D>
   }
 }
 
-// is_evaluated_v<D>: D already sits in memory (an array or a map), or is one value repeated, so reading it twice
+// is_evaluated_v<D>: D already sits in memory (is_in_memory_v), or is one value repeated, so reading it twice
 // is free. A repeated value is never stored into a block: Eigen fills a block with a constant through
 // std::fill_n, which the compiler vectorises at its own preferred width (256 bits on AVX-512 machines), and the
 // 512-bit loads that read it back cannot take their data from two stores, so each block would stall on it.
 template <class D>
-inline constexpr bool is_evaluated_v =
-    std::is_base_of_v<Eigen::PlainObjectBase<std::remove_cv_t<D>>, std::remove_cv_t<D>> ||
-    std::is_base_of_v<Eigen::MapBase<std::remove_cv_t<D>, Eigen::ReadOnlyAccessors>, std::remove_cv_t<D>> ||
-    is_repeated_value_v<std::remove_cv_t<D>>;
+inline constexpr bool is_evaluated_v = is_in_memory_v<D> || is_repeated_value_v<std::remove_cv_t<D>>;
 
 // How a node takes part in the sweep of the segment it sits in.
 enum class sweep_role {
