@@ -18,8 +18,10 @@ struct add_op {
   static constexpr std::string_view backward_name = "AddBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
   static auto value(const auto& a, const auto& b) { return a + b; }
-  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
-  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
+  // dy passes through by reference: a copy of an evaluated block is stored again, in narrower moves than the
+  // loads that then read it, and each such load waits for the stores.
+  static const auto& vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
+  static const auto& vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
 };
 
 /// `a + b` with NumPy broadcasting; either side may be a plain number.

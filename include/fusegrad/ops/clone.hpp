@@ -17,7 +17,8 @@ struct clone_op {
   static constexpr std::string_view backward_name = "CloneBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
   static auto value(const auto& x) { return x; }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return dy; }
+  // dy passes through by reference, not copied (add_op says why)
+  static const auto& vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return dy; }
 };
 
 /// A copy of x in the graph: `fg::Tensor c = fg::clone(t);` (or `t.clone()`).

@@ -18,7 +18,8 @@ struct sub_op {
   static constexpr std::string_view backward_name = "SubBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
   static auto value(const auto& a, const auto& b) { return a - b; }
-  static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
+  // dy passes through by reference, not copied (add_op says why)
+  static const auto& vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
   static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return -dy; }
 };
 

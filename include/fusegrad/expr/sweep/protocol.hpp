@@ -85,10 +85,6 @@ template <class Target, class D>
     target += dy;
 }
 
-// out[0, N) = v, out[0, N) += dy (a negated dy subtracted), with stores of T rather than Eigen's packet stores: those
-// may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
-// sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
-// loops again.
 // is_in_memory_v<D>: D already sits in memory, an array or a map.
 template <class D>
 inline constexpr bool is_in_memory_v =
@@ -104,6 +100,11 @@ template <int N, class T, class D>
   else
     return block_t<T, N>(v);
 }
+
+// out[0, N) = v, out[0, N) += dy (a negated dy subtracted), with stores of T rather than Eigen's packet stores: those
+// may alias any object, so after one the compiler reloads every pointer and step the next block reads from the
+// sweep's state; a store of T cannot change them, and they stay in registers. The compiler makes packets of the
+// loops again.
 template <int N, class T, class D>
 [[gnu::always_inline]] inline void store_block(T* out, const D& v) {
   const auto& b = block_values<N, T>(v);
