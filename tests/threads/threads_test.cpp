@@ -1,6 +1,7 @@
 // threads/threads_test.cpp -- graphs built, read, differentiated and dropped concurrently: independent ones, and
 // ones that share nodes, leaves and deferred values (CI also runs this under ThreadSanitizer).
 #include <barrier>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <memory>
@@ -214,6 +215,31 @@ TEST(Threads, ConcurrentBackwardThroughASharedGraphSumsTheGradients) {
   }
   const double expected = rounds * c_total * dh;  // 1500 * dh: every call counted once
   EXPECT_NEAR(w.grad().item(), expected, 1e-12 * expected);
+}
+
+// The lock every backward holds: while one thread holds it for a while, the others sleep on it and are woken in
+// turn, and a count that only the lock's holders touch ends exact. A thread that holds it may take it again.
+TEST(Threads, GraphLockAdmitsOneThreadAtATimeAndWakesTheSleepers) {
+  constexpr int increments = 20000;
+  long long count = 0;  // a plain integer: only the lock orders the increments
+  std::barrier sync(thread_count);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < thread_count; ++t)
+    workers.emplace_back([&, t] {
+      sync.arrive_and_wait();
+      if (t == 0) {
+        const fg::detail::graph_lock lock;
+        const fg::detail::graph_lock again;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the others go to sleep on it
+        ++count;
+      }
+      for (int i = 0; i < increments; ++i) {
+        const fg::detail::graph_lock lock;
+        ++count;
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  EXPECT_EQ(count, 1 + static_cast<long long>(thread_count) * increments);
 }
 
 // The same in a loop of short rounds, so that the backwards also overlap with recording on the

@@ -1,8 +1,7 @@
 // tape/graph_lock.hpp -- graph_lock: one backward at a time, and deferred values computed once.
 #pragma once
 
-#include <mutex>
-#include <type_traits>
+#include <fusegrad/tape/sleeping_lock.hpp>
 
 namespace fusegrad::detail {
 
@@ -19,34 +18,21 @@ namespace fusegrad::detail {
 class [[gnu::visibility("default")]] graph_lock {
  public:
   graph_lock() {
-    if (depth() == 0) mutex().lock();
+    if (depth() == 0) the_lock().lock();
     ++depth();
   }
   ~graph_lock() {
-    if (--depth() == 0) mutex().unlock();
+    if (--depth() == 0) the_lock().unlock();
   }
   graph_lock(const graph_lock&) = delete;
   graph_lock& operator=(const graph_lock&) = delete;
 
  private:
-  // A mutex that outlives every static (a tensor that is a static object may release its
-  // graph after the others are gone) and is constant-initialised (no guard on each use).
-  // libstdc++'s is trivially destructible; elsewhere a union keeps it from being destroyed.
-  template <class M, bool = std::is_trivially_destructible_v<M>>
-  struct immortal {
-    M m;
-  };
-  template <class M>
-  struct immortal<M, false> {
-    union {
-      M m;
-    };
-    constexpr immortal() : m() {}
-    ~immortal() {}
-  };
-  static std::mutex& mutex() noexcept {
-    static constinit immortal<std::mutex> holder;
-    return holder.m;
+  // Constant-initialised (no guard on each use) and trivially destructible: a tensor that is a static object may
+  // release its graph after the other statics are gone.
+  static sleeping_lock& the_lock() noexcept {
+    static constinit sleeping_lock lock;
+    return lock;
   }
   static int& depth() noexcept {
     thread_local constinit int held = 0;  // how many graph_locks this thread holds

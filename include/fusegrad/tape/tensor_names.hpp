@@ -1,7 +1,6 @@
 // tape/tensor_names.hpp -- the names users give tensors (`w.name("w")`), kept beside the tensors.
 #pragma once
 
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -18,18 +17,18 @@ class [[gnu::visibility("default")]] tensor_names {
  public:
   static void set(const void* tensor, std::string name) {
     table& t = the_table();
-    const std::lock_guard lock(t.lock);
+    const spin_lock_guard lock(t.lock);
     t.names.insert_or_assign(tensor, std::move(name));
   }
   [[nodiscard]] static std::string get(const void* tensor) {
     table& t = the_table();
-    const std::lock_guard lock(t.lock);
+    const spin_lock_guard lock(t.lock);
     const auto it = t.names.find(tensor);
     return it == t.names.end() ? std::string() : it->second;
   }
   static void forget(const void* tensor) noexcept {
     table& t = the_table();
-    const std::lock_guard lock(t.lock);
+    const spin_lock_guard lock(t.lock);
     t.names.erase(tensor);
   }
 

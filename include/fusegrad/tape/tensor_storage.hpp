@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <vector>
 
@@ -98,7 +97,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   }
 
   void add_deferred_reader(node<T>* n) {
-    const std::lock_guard lock(readers_lock);
+    const spin_lock_guard lock(readers_lock);
     if (!deferred_readers) deferred_readers = std::make_unique<std::vector<node<T>*>>();
     deferred_readers->push_back(n);
     had_deferred_readers.store(true, std::memory_order_release);
@@ -112,7 +111,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     ++version;
   }
   void remove_deferred_reader(node<T>* n) noexcept {
-    const std::lock_guard lock(readers_lock);
+    const spin_lock_guard lock(readers_lock);
     if (deferred_readers) std::erase(*deferred_readers, n);
   }
   // Computes every deferred value that reads these values (before an in-place write).
@@ -123,7 +122,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     for (;;) {
       node<T>* reader = nullptr;
       {
-        const std::lock_guard lock(readers_lock);
+        const spin_lock_guard lock(readers_lock);
         if (!deferred_readers || deferred_readers->empty()) return;
         reader = deferred_readers->back();
       }
