@@ -24,6 +24,23 @@ concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::r
 
 namespace detail {
 
+// Where the sweep is compiled. For a graph whose leaves all hold one value (B4), routing each
+// leaf's gradient to its var costs as much as the sweep, unless the compiler sees which leaf is
+// which var: in the caller. So value_and_grad and the sweep's drivers (reverse_sweep,
+// sweep_back, reduce_and_sweep, run_segment) are always inlined, and such a graph is swept in
+// the caller; any other graph goes through value_and_grad_shared, one function per expression
+// type, whose call its loops dwarf. (A root over several reductions sweeps each in a function of
+// its own: reduce_and_sweep_apart.)
+template <class L>
+using holds_one_value = std::bool_constant<static_size_v<typename L::static_shape> == 1>;
+template <class E>
+inline constexpr bool one_element_graph_v =
+    count_types_if_v<leaf_types_t<E>, holds_one_value> == boost::mp11::mp_size<leaf_types_t<E>>::value;
+
+template <LinearRoot E, class Sinks>
+[[gnu::noinline]] typename E::value_type reduce_and_sweep_apart(const E& expr, Sinks& sinks,
+                                                                typename E::value_type upstream);
+
 // The reverse sweep of a sum or mean of an element-wise chain from ONE upstream value:
 // the chain's upstream is known before its values are, so forward and reverse share one
 // loop, each block evaluated and differentiated in one visit. Returns the root's value. A
@@ -58,14 +75,19 @@ template <LinearRoot E, class Sinks>
       constexpr bool minus = std::is_same_v<Op, sub_op>;
       const T right_upstream = minus ? -upstream : upstream;
       T left(0), right(0);
-      if constexpr (lhs_is_root)
-        left = reduce_and_sweep(expr.lhs, sinks, upstream);
-      else
-        left = number(expr.lhs);
-      if constexpr (rhs_is_root)
-        right = reduce_and_sweep(expr.rhs, sinks, right_upstream);
-      else
-        right = number(expr.rhs);
+      if constexpr (lhs_is_root && rhs_is_root && !one_element_graph_v<E>) {
+        left = reduce_and_sweep_apart(expr.lhs, sinks, upstream);
+        right = reduce_and_sweep_apart(expr.rhs, sinks, right_upstream);
+      } else {
+        if constexpr (lhs_is_root)
+          left = reduce_and_sweep(expr.lhs, sinks, upstream);
+        else
+          left = number(expr.lhs);
+        if constexpr (rhs_is_root)
+          right = reduce_and_sweep(expr.rhs, sinks, right_upstream);
+        else
+          right = number(expr.rhs);
+      }
       return minus ? left - right : left + right;
     } else if constexpr (std::is_same_v<Op, mul_op>) {
       if constexpr (lhs_is_root) {
@@ -80,6 +102,15 @@ template <LinearRoot E, class Sinks>
       return reduce_and_sweep(expr.lhs, sinks, upstream / c) / c;
     }
   }
+}
+
+// One of several reductions under a root (0.5 * mean(e * e) + 0.01 * sum(w * w)), swept in a function of its own.
+// Inlined side by side, the reductions' loops share one function's registers, and g++ keeps some of their
+// accumulators in memory (benchmarks/results/linear-roots.md, "R3 on the tape").
+template <LinearRoot E, class Sinks>
+[[gnu::noinline]] typename E::value_type reduce_and_sweep_apart(const E& expr, Sinks& sinks,
+                                                                typename E::value_type upstream) {
+  return reduce_and_sweep(expr, sinks, upstream);
 }
 
 // The reverse sweep from `upstream` (shaped like the root, or a single value); the root's
@@ -135,18 +166,6 @@ template <class E, class Sinks, class U>
 
 template <class V>
 inline constexpr bool is_variable_v = Variable<V>;
-
-// Where the sweep is compiled. For a graph whose leaves all hold one value (B4), routing each
-// leaf's gradient to its var costs as much as the sweep, unless the compiler sees which leaf is
-// which var: in the caller. So value_and_grad and the sweep's drivers (reverse_sweep,
-// sweep_back, reduce_and_sweep, run_segment) are always inlined, and such a graph is swept in
-// the caller; any other graph goes through value_and_grad_shared, one function per expression
-// type, whose call its loops dwarf.
-template <class L>
-using holds_one_value = std::bool_constant<static_size_v<typename L::static_shape> == 1>;
-template <class E>
-inline constexpr bool one_element_graph_v =
-    count_types_if_v<leaf_types_t<E>, holds_one_value> == boost::mp11::mp_size<leaf_types_t<E>>::value;
 
 // value_and_grad's work: inlined into value_and_grad_shared, or into the caller.
 template <class E, class... Vars>

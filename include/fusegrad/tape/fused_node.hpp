@@ -158,7 +158,7 @@ class fused_node final : public node<typename E::value_type> {
       // holds one more vector register all through the loop, and where there are only 16 (AVX2)
       // that one can push the gradients' accumulators onto the stack.
       const T seed = grad_output[0];
-      const T value = seed == T(1) ? reduce_and_sweep(expr_, sinks, T(1)) : reduce_and_sweep(expr_, sinks, seed);
+      const T value = seed == T(1) ? sweep_linear_root<true>(sinks, seed) : sweep_linear_root<false>(sinks, seed);
       if (value_out) *value_out = value;
     } else if constexpr (E::kind == node_kind::materialized) {
       // A matmul, einsum, reduction over some axes ...: its VJPs read the upstream as it is, and
@@ -170,6 +170,14 @@ class fused_node final : public node<typename E::value_type> {
       const Eigen::Map<const array_t<T>> upstream(grad_output, static_cast<Eigen::Index>(this->size));
       sweep_back(expr_, extents, sinks, upstream, extents, store_values_if_asked<T>{value_out});
     }
+  }
+
+  // A linear root's sweep, a function of its own for each kind of seed: inlined into backward() beside the node's
+  // other paths, the loop shared that function's registers, and g++ kept some of its accumulators in memory
+  // (benchmarks/results/linear-roots.md, "R3 on the tape").
+  template <bool SeedIsOne>
+  [[gnu::noinline]] T sweep_linear_root(tensor_sinks<T>& sinks, T seed) requires linear_root {
+    return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
   }
 
   void release_saved() noexcept override {
