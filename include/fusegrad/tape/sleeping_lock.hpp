@@ -6,9 +6,10 @@
 namespace fusegrad::detail {
 
 // A lock that may be held for a whole backward, so a thread waiting for it sleeps (std::atomic's wait: a futex on
-// Linux) rather than spin. Uncontended, taking it is one compare-exchange and releasing it one exchange, about a
-// tenth of std::mutex's instructions; a backward of one small node takes a lock three times. Constant-initialised
-// and trivially destructible, so a static one outlives every other static object.
+// Linux) rather than spin. Uncontended, taking it is one compare-exchange and releasing it one exchange, inline,
+// where std::mutex calls the C library's pthread functions; recording and differentiating one small tape node takes
+// the lock three times. Constant-initialised and trivially destructible, so a static one outlives every other static
+// object.
 class sleeping_lock {
  public:
   constexpr sleeping_lock() noexcept = default;
