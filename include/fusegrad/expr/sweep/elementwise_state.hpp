@@ -24,8 +24,10 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
     typename operand_state::registers x;
   };
 
+  // Always inlined, as the leaves' are: a one-element graph is swept in its caller (grad.hpp), where the compiler then
+  // sees which leaf is which var and routes each gradient without comparing addresses.
   template <class Sinks>
-  sweep_state(const node& e, const Extents& segment, Sinks& sinks) : x(e.x, segment, sinks) {}
+  [[gnu::always_inline]] sweep_state(const node& e, const Extents& segment, Sinks& sinks) : x(e.x, segment, sinks) {}
 
   void forward() { x.forward(); }
   void fold(const registers& r) { x.fold(r.x); }
@@ -88,8 +90,8 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
     typename rhs_state::registers rhs;
   };
 
-  template <class Sinks>
-  sweep_state(const node& e, const Extents& segment, Sinks& sinks)
+  template <class Sinks>  // always inlined, as the unary node's
+  [[gnu::always_inline]] sweep_state(const node& e, const Extents& segment, Sinks& sinks)
       : lhs(e.lhs, segment, sinks), rhs(e.rhs, segment, sinks) {}
 
   void forward() {
