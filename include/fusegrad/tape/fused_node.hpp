@@ -172,14 +172,6 @@ class fused_node final : public node<typename E::value_type> {
     }
   }
 
-  // A linear root's sweep, a function of its own for each kind of seed: inlined into backward() beside the node's
-  // other paths, the loop shared that function's registers, and g++ kept some of its accumulators in memory
-  // (benchmarks/results/linear-roots.md, "R3 on the tape").
-  template <bool SeedIsOne>
-  [[gnu::noinline]] T sweep_linear_root(tensor_sinks<T>& sinks, T seed) requires linear_root {
-    return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
-  }
-
   void release_saved() noexcept override {
     value_settled();
     if (this->released) return;
@@ -237,6 +229,14 @@ class fused_node final : public node<typename E::value_type> {
   }
 
  private:
+  // A linear root's sweep, a function of its own for each kind of seed: inlined into backward() beside the node's
+  // other paths, the loop would share that function's registers, and g++ keeps some of its accumulators in memory
+  // then (benchmarks/results/linear-roots.md, "R3 on the tape").
+  template <bool SeedIsOne>
+  [[gnu::noinline]] T sweep_linear_root(tensor_sinks<T>& sinks, T seed) requires linear_root {
+    return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
+  }
+
   template <class L>
   std::string leaf_name(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
