@@ -26,6 +26,10 @@ class OneOpNode : public ::testing::Test {
 using Scalars = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(OneOpNode, Scalars);
 
+// The x of the tests below, and the gradient g arriving at their (2, 3) results, as double arrays.
+Eigen::ArrayXd inputs() { return (Eigen::ArrayXd(6) << -1, -0.5, 0, 0.5, 1, 1.5).finished(); }
+Eigen::ArrayXd upstream() { return (Eigen::ArrayXd(6) << 1, 0, 2, 0, 3, 1).finished(); }
+
 TYPED_TEST(OneOpNode, SameShapedOperands) {
   using Tensor = typename TestFixture::Tensor;
   Tensor b = Tensor::from({6, 5, 4, 3, 2, 1}, {2, 3}).requires_grad_();
@@ -141,6 +145,46 @@ TYPED_TEST(OneOpNode, AnEmptyOutput) {
   y.backward(Tensor::zeros({0, 3}));
   expect_array_near(b.grad().eigen(), {0, 0, 0});
   EXPECT_EQ(e.grad().numel(), 0);
+}
+
+// A VJP that reads the op's values (exp's: dx = dy * exp(x)) reads those the node computed. Here only the next node
+// holds exp's output, and that node is released before exp's runs: the values outlive the tensor.
+TYPED_TEST(OneOpNode, AVjpReadsTheOpsValuesAfterTheirTensorIsGone) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::from({-1, -0.5, 0, 0.5, 1, 1.5}, {2, 3}).requires_grad_();
+  Tensor y = fg::exp(x);
+  const Tensor z = y * x;
+  y = Tensor();
+  z.backward(this->g);
+  const Eigen::ArrayXd xs = inputs(), gs = upstream();
+  expect_array_near(x.grad().eigen(), (gs * xs.exp() * (xs + 1)).eval(), 10 * TestFixture::tolerance);  // d(x e^x)
+}
+
+// Values written in place after recording are not the op's, whose VJP backward takes: it computes them again from
+// its operand.
+TYPED_TEST(OneOpNode, AVjpOfAnOutputWrittenInPlaceComputesTheValuesAgain) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::from({-1, -0.5, 0, 0.5, 1, 1.5}, {2, 3}).requires_grad_();
+  Tensor y = fg::tanh(x);
+  {
+    const fg::NoGradGuard no_grad;  // how a recorded tensor may be written in place
+    y.fill_(TypeParam(5));
+  }
+  y.backward(this->g);
+  const Eigen::ArrayXd xs = inputs(), gs = upstream();
+  expect_array_near(x.grad().eigen(), (gs * (1 - xs.tanh().square())).eval(), 10 * TestFixture::tolerance);
+}
+
+// The first gradient to reach an operand is written to it (its memory held nothing), the next ones are added: t's
+// from two consumers, a's from two backward passes.
+TYPED_TEST(OneOpNode, TheFirstGradientIsWrittenAndTheOthersAdded) {
+  using Tensor = typename TestFixture::Tensor;
+  for (int pass = 1; pass <= 2; ++pass) {
+    const Tensor t = this->a * this->a;
+    const Tensor w = t * TypeParam(3) + t * TypeParam(5);  // 8 a^2
+    w.backward(this->g);
+    expect_array_near(this->a.grad().eigen(), {16.0 * pass, 0, 96.0 * pass, 0, 240.0 * pass, 96.0 * pass});  // 16 g a
+  }
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // tape/flat_op.hpp -- flat_op: a one-op tape node's value and VJP, straight from its op spec on whole arrays.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include <Eigen/Core>
@@ -59,15 +61,22 @@ struct flat_op {
     }
   }
 
-  // The VJP from the n values at grad_output, added into the operands' gradient destinations.
-  static void backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
+  // The VJP from the n values at grad_output, added into the operands' gradient destinations. `output` holds the
+  // op's n values, where they are still known (the node's output tensor, unchanged since recording); otherwise a
+  // VJP that reads them has them computed again. Where bit k of `unfilled` is set, the destination of input k holds
+  // nothing yet: the VJP is written there, not added (only for n > 1: takes_unfilled()).
+  static void backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
+                       const T* output = nullptr, std::uint64_t unfilled = 0) {
     if (n == 1)
       backward_of_one(e, grad_output, sinks);
     else if constexpr (is_unary_expr_v<E>)
-      unary_backward(e, n, grad_output, sinks);
+      unary_backward(e, n, grad_output, sinks, output, unfilled);
     else
-      binary_backward(e, n, grad_output, sinks);
+      binary_backward(e, n, grad_output, sinks, output, unfilled);
   }
+  // Whether backward() over n values may be handed destinations that hold nothing yet. One value's are zeroed by the
+  // engine: a store, where telling them apart would cost more.
+  static bool takes_unfilled(std::size_t n) noexcept { return n > 1; }
 
  private:
   template <int N = Eigen::Dynamic>
@@ -130,19 +139,34 @@ struct flat_op {
       add_vjps(op_value_of_one(e));  // y is never evaluated
   }
 
-  // A VJP that reads the output gets it computed once into a buffer, not once per use.
-  static void unary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
+  // Writes or adds (`fresh`: the destination holds nothing yet) the n values of vjp at g.
+  template <class Vjp>
+  static void send(T* g, bool fresh, std::size_t n, const Vjp& vjp) {
+    if (fresh)
+      map(g, n) = vjp;
+    else
+      map(g, n) += vjp;
+  }
+
+  // A VJP that reads the output reads the known values, or has them computed once into a buffer, not once per use.
+  static void unary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
+                             const T* output, std::uint64_t unfilled) {
     using Op = typename E::op;
     T* g = sinks.sink_for(e.x);
     if (!g) return;
+    const bool fresh = sinks.holds_nothing(e.x, unfilled);
     const auto dy = map(grad_output, n);
     const auto x = map(values_of(e.x), n);
     if constexpr (needs_output(Op::needs)) {
-      small_buffer<T> y(n);
-      map(y.data(), n) = Op::value(x);
-      map(g, n) += Op::vjp(dy, x, map(static_cast<const T*>(y.data()), n));
+      small_buffer<T> computed;
+      if (!output) {
+        computed.resize(n);
+        map(computed.data(), n) = Op::value(x);
+        output = computed.data();
+      }
+      send(g, fresh, n, Op::vjp(dy, x, map(output, n)));
     } else {
-      map(g, n) += Op::vjp(dy, x, Op::value(x));  // y is never evaluated
+      send(g, fresh, n, Op::vjp(dy, x, Op::value(x)));  // y is never evaluated
     }
   }
 
@@ -153,6 +177,7 @@ struct flat_op {
     const T* values;  // an expanded operand's: copied out to the output's shape
     layout how;
     const Extents* own = nullptr;  // an expanded operand's extents: its gradient is summed back to them
+    bool fresh = false;            // its gradient's destination holds nothing yet: written, not added to
   };
 
   // The two operands of a binary op over n output elements.
@@ -209,37 +234,46 @@ struct flat_op {
       return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(static_cast<Eigen::Index>(n), side.values[0]);
     }
 
-    // Adds into g the gradient of `side`, from its VJP over the output's n elements.
+    // Sends to g the gradient of `side`, from its VJP over the output's n elements.
     template <class Vjp>
     void add(const operand& side, T* g, const Vjp& vjp) {
       switch (side.how) {
         case layout::full:
-          map(g, n) += vjp;
+          send(g, side.fresh, n, vjp);
           break;
-        case layout::uniform:
-          g[0] += vjp.sum();
+        case layout::uniform: {
+          const T total = vjp.sum();
+          g[0] = side.fresh ? total : g[0] + total;
           break;
+        }
         case layout::expanded:
           map(expanded->vjp.data(), n) = vjp;
+          if (side.fresh) std::fill_n(g, side.own->size(), T(0));
           reduce_broadcast_into(g, static_cast<const T*>(expanded->vjp.data()), expanded->output, *side.own);
           break;
       }
     }
   };
 
-  static void binary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks) {
+  static void binary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
+                              const T* output, std::uint64_t unfilled) {
     using Op = typename E::op;
     T* const lhs_grad = sinks.sink_for(e.lhs);
     T* const rhs_grad = sinks.sink_for(e.rhs);
     if (!lhs_grad && !rhs_grad) return;
     binary_operands args(e, n);
+    args.lhs.fresh = lhs_grad && sinks.holds_nothing(e.lhs, unfilled);
+    args.rhs.fresh = rhs_grad && rhs_grad != lhs_grad && sinks.holds_nothing(e.rhs, unfilled);  // x * x: lhs first
     if ((args.lhs.how == layout::expanded && lhs_grad) || (args.rhs.how == layout::expanded && rhs_grad)) [[unlikely]]
       args.expanded->vjp.resize(n);
     const auto dy = map(grad_output, n);
-    small_buffer<T> kept;  // the output, when the VJPs read it
+    small_buffer<T> computed;  // the output, when the VJPs read it and it is not known
     if constexpr (needs_output(Op::needs)) {
-      kept.resize(n);
-      args.apply([&](const auto& a, const auto& b) { map(kept.data(), n) = Op::value(a, b); });
+      if (!output) {
+        computed.resize(n);
+        args.apply([&](const auto& a, const auto& b) { map(computed.data(), n) = Op::value(a, b); });
+        output = computed.data();
+      }
     }
     args.apply([&](const auto& a, const auto& b) {
       const auto add_vjps = [&](const auto& y) {
@@ -247,7 +281,7 @@ struct flat_op {
         if (rhs_grad) args.add(args.rhs, rhs_grad, Op::vjp_rhs(dy, a, b, y));
       };
       if constexpr (needs_output(Op::needs))
-        add_vjps(map(static_cast<const T*>(kept.data()), n));
+        add_vjps(map(output, n));
       else
         add_vjps(Op::value(a, b));  // y is never evaluated
     });

@@ -107,6 +107,7 @@ template <class E>
       node.defer_value(result);
     } else {
       node.evaluate(result.storage->data);
+      if constexpr (recorded::keeps_output) node.keep_output(result.storage);
     }
     return out;
   }

@@ -29,8 +29,10 @@
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/ref_counted.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 #include <fusegrad/tape/tensor_sinks.hpp>
+#include <fusegrad/tape/tensor_storage.hpp>
 
 namespace fusegrad::detail {
 
@@ -71,6 +73,15 @@ class fused_node final : public node<typename E::value_type> {
   // writes the value it passes. A one-op node is left out: its backward computes no value (flat_op), and a taped
   // graph's next node reads it at once.
   static constexpr bool deferrable = linear_root || (E::kind == node_kind::elementwise && !single_op);
+  // A one-op node whose VJP reads the op's values (exp, tanh, sqrt, div ...) keeps them, as PyTorch's ExpBackward
+  // saves its result: computing them again in backward would double the op's cost. One value is computed again
+  // instead, in a register.
+  static constexpr bool keeps_output = [] {
+    if constexpr (single_op)
+      return needs_output(E::op::needs);
+    else
+      return false;
+  }();
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -129,6 +140,13 @@ class fused_node final : public node<typename E::value_type> {
       check_finite(out, this->size, name() + " = " + expression() + " (forward)");
   }
 
+  // Called once the output's values are computed, with their storage (see keeps_output).
+  void keep_output(const ref<tensor_storage<T>>& values) noexcept requires keeps_output {
+    if (this->size == 1) return;
+    kept_output_ = values;
+    kept_version_ = values->version;
+  }
+
   // A view's VJP reads no values: its source may change in place meanwhile (an optimiser step),
   // as PyTorch's ViewBackward allows.
   void check_runnable() const override {
@@ -141,7 +159,13 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   // A tensor that is the operand of a materialised node (a matmul's, an einsum's) may take that node's VJP in place.
-  [[nodiscard]] bool takes_unfilled_grads() const noexcept override { return has_leaf_operands_v<E>; }
+  // So may a one-op node over several values: flat_op writes each operand's gradient whole.
+  [[nodiscard]] bool takes_unfilled_grads() const noexcept override {
+    if constexpr (single_op)
+      return flat_op<E>::takes_unfilled(this->size);
+    else
+      return has_leaf_operands_v<E>;
+  }
 
   // The engine called check_runnable() first.
   void backward(const T* grad_output, std::span<T* const> input_grads, std::uint64_t unfilled, T* value_out) override {
@@ -150,7 +174,7 @@ class fused_node final : public node<typename E::value_type> {
       if (unfilled) sinks.take_unfilled(expr_, unfilled);
     }
     if constexpr (single_op) {
-      flat_op<E>::backward(expr_, this->size, grad_output, sinks);  // never deferred: value_out is null
+      flat_op<E>::backward(expr_, this->size, grad_output, sinks, recorded_output(), unfilled);  // never deferred
     } else if constexpr (linear_root) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
       // is swept once, forward and reverse in one loop. A loss's backward() starts from 1: as a
@@ -176,6 +200,7 @@ class fused_node final : public node<typename E::value_type> {
     value_settled();
     if (this->released) return;
     saved_ = {};
+    if constexpr (keeps_output) kept_output_ = {};
     std::destroy_at(&expr_);
     read_count_ = 0;
     this->released = true;
@@ -237,6 +262,14 @@ class fused_node final : public node<typename E::value_type> {
     return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
   }
 
+  // The op's values as recorded, where the VJP reads them and nothing has written them in place since; otherwise
+  // null, and the VJP computes them again.
+  [[nodiscard]] const T* recorded_output() const noexcept requires single_op {
+    if constexpr (keeps_output)
+      if (kept_output_ && kept_output_->version == kept_version_) return kept_output_->data;
+    return nullptr;
+  }
+
   template <class L>
   std::string leaf_name(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
@@ -294,6 +327,10 @@ class fused_node final : public node<typename E::value_type> {
   std::uint16_t read_count_ = 0;
   // What the root's op saved for its VJPs when the value was computed; the first backward takes it.
   [[no_unique_address]] saved_by_root_t<E> saved_;
+  struct no_output {};
+  struct no_version {};  // a type of its own: two empty members of one type would take a byte
+  [[no_unique_address]] std::conditional_t<keeps_output, ref<tensor_storage<T>>, no_output> kept_output_;
+  [[no_unique_address]] std::conditional_t<keeps_output, std::uint32_t, no_version> kept_version_{};
   bool deferred_ = false;       // registered as a deferred reader of the leaves' storages
   bool ever_deferred_ = false;  // whether defer_value() ran: only then may another thread settle the value
   // The output's extents, which the sweep of a node of several ops reads on every call. A

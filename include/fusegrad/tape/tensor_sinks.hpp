@@ -32,6 +32,13 @@ struct tensor_sinks {
     return k < inputs.size() ? grads[k] : nullptr;
   }
 
+  // Whether the destination of `leaf` holds nothing yet (bit k of `unfilled`, as the engine hands them).
+  template <class L>
+  [[nodiscard]] bool holds_nothing(const L& leaf, std::uint64_t unfilled) const {
+    const std::size_t k = input_of(leaf);
+    return k < inputs.size() && k < 64 && (unfilled >> k & 1);
+  }
+
   template <class L>
   typename L::value_type* sole_sink_for(const L& leaf) const {
     const std::size_t k = input_of(leaf);
