@@ -1,5 +1,8 @@
 // tape/one_op_node_test.cpp -- a node of one element-wise op (most of a taped graph): its value and gradients when
 // the operands have the output's shape, when one is a single value, and when one is broadcast some other way.
+#include <string_view>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include <fusegrad/fusegrad.hpp>
@@ -25,10 +28,6 @@ class OneOpNode : public ::testing::Test {
 };
 using Scalars = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(OneOpNode, Scalars);
-
-// The x of the tests below, and the gradient g arriving at their (2, 3) results, as double arrays.
-Eigen::ArrayXd inputs() { return (Eigen::ArrayXd(6) << -1, -0.5, 0, 0.5, 1, 1.5).finished(); }
-Eigen::ArrayXd upstream() { return (Eigen::ArrayXd(6) << 1, 0, 2, 0, 3, 1).finished(); }
 
 TYPED_TEST(OneOpNode, SameShapedOperands) {
   using Tensor = typename TestFixture::Tensor;
@@ -147,41 +146,72 @@ TYPED_TEST(OneOpNode, AnEmptyOutput) {
   EXPECT_EQ(e.grad().numel(), 0);
 }
 
-// A VJP that reads the op's values (exp's: dx = dy * exp(x)) reads those the node computed. Here only the next node
-// holds exp's output, and that node is released before exp's runs: the values outlive the tensor.
+// exp, counting how often its values are computed.
+struct counted_exp_op {
+  static constexpr std::string_view name = "counted_exp";
+  static constexpr std::string_view backward_name = "CountedExpBackward";
+  static constexpr fg::vjp_needs needs = fg::vjp_needs::output;
+  static inline int evaluations = 0;
+  static auto value(const auto& x) {
+    ++evaluations;
+    return x.exp();
+  }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * y; }
+};
+static_assert(fg::UnaryOp<counted_exp_op>);
+constexpr auto counted_exp(fg::Differentiable auto&& x) {
+  return fg::detail::make_unary<counted_exp_op>(std::forward<decltype(x)>(x));
+}
+
+// 40 values: more than a recorded block holds beside its node, so they live on the heap of their own.
+Eigen::ArrayXd forty_inputs() { return Eigen::ArrayXd::LinSpaced(40, -1.0, 1.5); }
+
+// A VJP that reads the op's values (exp's: dx = dy * exp(x)) reads those the node computed, once. Here only the next
+// node holds exp's output, and that node is released before exp's runs: the values outlive the tensor.
 TYPED_TEST(OneOpNode, AVjpReadsTheOpsValuesAfterTheirTensorIsGone) {
   using Tensor = typename TestFixture::Tensor;
-  Tensor x = Tensor::from({-1, -0.5, 0, 0.5, 1, 1.5}, {2, 3}).requires_grad_();
-  Tensor y = fg::exp(x);
+  const Eigen::ArrayXd xs = forty_inputs();
+  Tensor x = Tensor::from(xs.cast<TypeParam>().eval()).requires_grad_();
+  counted_exp_op::evaluations = 0;
+  Tensor y = counted_exp(x);
   const Tensor z = y * x;
   y = Tensor();
-  z.backward(this->g);
-  const Eigen::ArrayXd xs = inputs(), gs = upstream();
-  expect_array_near(x.grad().eigen(), (gs * xs.exp() * (xs + 1)).eval(), 10 * TestFixture::tolerance);  // d(x e^x)
+  z.backward(Tensor::ones({40}));
+  EXPECT_EQ(counted_exp_op::evaluations, 1);
+  expect_array_near(x.grad().eigen(), (xs.exp() * (xs + 1)).eval(), 10 * TestFixture::tolerance);  // d(x e^x)
 }
 
 // Values written in place after recording are not the op's, whose VJP backward takes: it computes them again from
-// its operand.
+// its operands.
 TYPED_TEST(OneOpNode, AVjpOfAnOutputWrittenInPlaceComputesTheValuesAgain) {
   using Tensor = typename TestFixture::Tensor;
-  Tensor x = Tensor::from({-1, -0.5, 0, 0.5, 1, 1.5}, {2, 3}).requires_grad_();
-  Tensor y = fg::tanh(x);
+  const Eigen::ArrayXd xs = forty_inputs();
+  Tensor x = Tensor::from(xs.cast<TypeParam>().eval()).requires_grad_();
+  counted_exp_op::evaluations = 0;
+  Tensor y = counted_exp(x);
+  Tensor b = Tensor::from({6, 5, 4, 3, 2, 1}, {2, 3}).requires_grad_();
+  Tensor q = this->a / b;  // the VJP of b reads the quotient: -g q / b
   {
     const fg::NoGradGuard no_grad;  // how a recorded tensor may be written in place
     y.fill_(TypeParam(5));
+    q.fill_(TypeParam(5));
   }
-  y.backward(this->g);
-  const Eigen::ArrayXd xs = inputs(), gs = upstream();
-  expect_array_near(x.grad().eigen(), (gs * (1 - xs.tanh().square())).eval(), 10 * TestFixture::tolerance);
+  y.backward(Tensor::ones({40}));
+  EXPECT_EQ(counted_exp_op::evaluations, 2);
+  expect_array_near(x.grad().eigen(), xs.exp().eval(), 10 * TestFixture::tolerance);
+  q.backward(this->g);
+  const double tol = TestFixture::tolerance;
+  expect_array_near(this->a.grad().eigen(), {1.0 / 6, 0, 0.5, 0, 1.5, 1}, tol);       // g / b
+  expect_array_near(b.grad().eigen(), {-1.0 / 36, 0, -6.0 / 16, 0, -3.75, -6}, tol);  // -g a / b^2
 }
 
 // The first gradient to reach an operand is written to it (its memory held nothing), the next ones are added: t's
-// from two consumers, a's from two backward passes.
+// from two recorded consumers, a's from two backward passes.
 TYPED_TEST(OneOpNode, TheFirstGradientIsWrittenAndTheOthersAdded) {
   using Tensor = typename TestFixture::Tensor;
   for (int pass = 1; pass <= 2; ++pass) {
     const Tensor t = this->a * this->a;
-    const Tensor w = t * TypeParam(3) + t * TypeParam(5);  // 8 a^2
+    const Tensor w = fg::taped(t * TypeParam(3) + t * TypeParam(5));  // 8 a^2, three one-op nodes
     w.backward(this->g);
     expect_array_near(this->a.grad().eigen(), {16.0 * pass, 0, 96.0 * pass, 0, 240.0 * pass, 96.0 * pass});  // 16 g a
   }

@@ -322,6 +322,27 @@ TEST(Threads, DroppingARetainedIntermediateDuringAnotherThreadsBackwardInAnomaly
   drop_a_retained_intermediate_during_backward(true);
 }
 
+// The output of exp over 40 values, which its node keeps for its VJP, is dropped by its owner while another thread
+// runs backward through it: the node reads the values it holds, and the gradient is right.
+TEST(Threads, DroppingAnOutputWhoseNodeKeepsItsValuesDuringAnotherThreadsBackward) {
+  constexpr int rounds = 40;
+  for (int round = 0; round < rounds; ++round) {
+    Tensor w = Tensor::full({40}, 0.5).requires_grad_();
+    auto h = std::make_unique<Tensor>(fg::exp(w));
+    const Tensor loss = fg::taped(fg::sum(*h * 3.0));  // d loss / dw = 3 exp(w)
+    std::barrier sync(2);
+    std::thread dropper([&] {
+      sync.arrive_and_wait();
+      h.reset();
+    });
+    sync.arrive_and_wait();
+    loss.backward();
+    dropper.join();
+    for (Eigen::Index i = 0; i < 40; ++i)
+      ASSERT_NEAR(w.grad().eigen()[i], 3 * std::exp(0.5), 1e-14) << "round " << round << ", element " << i;
+  }
+}
+
 // Losses whose values are deferred read a parameter; one thread writes the parameter in place (adding `step`,
 // which computes every deferred value that reads it first) while others drop their losses unread or read them:
 // every value read is the one of the parameter at recording. record(p) records a loss; expected(round) is its value

@@ -62,8 +62,8 @@ struct flat_op {
   }
 
   // The VJP from the n values at grad_output, added into the operands' gradient destinations. `output` holds the
-  // op's n values, where they are still known (the node's output tensor, unchanged since recording); otherwise a
-  // VJP that reads them has them computed again. Where bit k of `unfilled` is set, the destination of input k holds
+  // op's n values, where they are still known (the output's storage, unwritten since recording); otherwise a VJP that
+  // reads them has them computed again. Where bit k of `unfilled` is set, the destination of input k holds
   // nothing yet: the VJP is written there, not added (only for n > 1: takes_unfilled()).
   static void backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
                        const T* output = nullptr, std::uint64_t unfilled = 0) {

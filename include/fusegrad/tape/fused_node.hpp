@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -49,7 +50,8 @@ constexpr bool is_view_of_tensor() {
 // A recorded static expression. It keeps the expression (tensor leaves are handles, so
 // their values stay alive) and recomputes the element-wise chain block by block during
 // backward: nothing intermediate is stored, except what a materialised root's op saves for its
-// VJPs when its value is computed (SavesForBackward: an einsum's intermediate products).
+// VJPs when its value is computed (SavesForBackward: an einsum's intermediate products), and,
+// for a node of one op whose VJP reads the op's values, its output's values (keeps_output).
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
@@ -142,9 +144,9 @@ class fused_node final : public node<typename E::value_type> {
 
   // Called once the output's values are computed, with their storage (see keeps_output).
   void keep_output(const ref<tensor_storage<T>>& values) noexcept requires keeps_output {
-    if (this->size == 1) return;
+    if (this->size <= 1) return;
+    assert(values->version == 0 && "fused_node::keep_output: the storage is the one record_node made with the node");
     kept_output_ = values;
-    kept_version_ = values->version;
   }
 
   // A view's VJP reads no values: its source may change in place meanwhile (an optimiser step),
@@ -262,11 +264,12 @@ class fused_node final : public node<typename E::value_type> {
     return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
   }
 
-  // The op's values as recorded, where the VJP reads them and nothing has written them in place since; otherwise
-  // null, and the VJP computes them again.
+  // The op's values as recorded, where the VJP reads them and nothing has written them in place since (the storage,
+  // made with the node by record_node, counts in-place writes from 0); otherwise null, and the VJP computes them
+  // again.
   [[nodiscard]] const T* recorded_output() const noexcept requires single_op {
     if constexpr (keeps_output)
-      if (kept_output_ && kept_output_->version == kept_version_) return kept_output_->data;
+      if (kept_output_ && kept_output_->version == 0) return kept_output_->data;
     return nullptr;
   }
 
@@ -327,12 +330,11 @@ class fused_node final : public node<typename E::value_type> {
   std::uint16_t read_count_ = 0;
   // What the root's op saved for its VJPs when the value was computed; the first backward takes it.
   [[no_unique_address]] saved_by_root_t<E> saved_;
-  struct no_output {};
-  struct no_version {};  // a type of its own: two empty members of one type would take a byte
-  [[no_unique_address]] std::conditional_t<keeps_output, ref<tensor_storage<T>>, no_output> kept_output_;
-  [[no_unique_address]] std::conditional_t<keeps_output, std::uint32_t, no_version> kept_version_{};
   bool deferred_ = false;       // registered as a deferred reader of the leaves' storages
   bool ever_deferred_ = false;  // whether defer_value() ran: only then may another thread settle the value
+  // The output's storage, kept for the VJP (keeps_output).
+  struct no_output {};
+  [[no_unique_address]] std::conditional_t<keeps_output, ref<tensor_storage<T>>, no_output> kept_output_;
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
   // then): a retained taped op is 80 bytes smaller.
