@@ -48,6 +48,23 @@ TEST(Extents, AnEmptyAxisMeansNoElements) {
   EXPECT_EQ((Extents{4, 0, 2}.to_string()), "(4, 0, 2)");
 }
 
+// 2^59 elements at most; an empty axis makes the shape empty however large the others are, before or after it.
+TEST(Extents, MoreThanTwoToTheFiftyNineElementsThrowUnlessAnAxisIsEmpty) {
+  constexpr std::size_t big = std::size_t(1) << 32;  // big * big wraps to 0 in 64 bits
+  EXPECT_EQ((Extents{std::size_t(1) << 59}.size()), std::size_t(1) << 59);
+  EXPECT_EQ((Extents{std::size_t(1) << 30, std::size_t(1) << 29}.size()), std::size_t(1) << 59);
+  expect_error<shape_error>(
+      [] {
+        return Extents{std::size_t(1) << 30, std::size_t(1) << 30};
+      },
+      {"(1073741824, 1073741824)", "2^59"});
+  expect_error<shape_error>([] { return Extents{big, big}; }, {"2^59"});
+  expect_error<shape_error>([] { return Extents{3, big, big, 5}; }, {"2^59"});
+  EXPECT_EQ((Extents{big, big, 0}.size()), 0u);
+  EXPECT_EQ((Extents{0, big, big}.size()), 0u);
+  EXPECT_EQ((Extents{big, 0, big}.to_string()), "(4294967296, 0, 4294967296)");
+}
+
 TEST(Extents, IteratesOverItsAxes) {
   const Extents e{2, 3, 4};
   std::size_t product = 1, count = 0;

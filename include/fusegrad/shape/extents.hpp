@@ -27,24 +27,30 @@ class Extents {
   constexpr Extents(std::initializer_list<std::size_t> extents) : Extents(std::span(extents.begin(), extents.size())) {}
 
   constexpr explicit Extents(std::span<const std::size_t> extents) : rank_(extents.size()) {
-    if (extents.size() > max_rank)
-      throw shape_error("fusegrad::Extents: rank " + std::to_string(extents.size()) + " exceeds the maximum of " +
-                        std::to_string(max_rank));
-    std::copy(extents.begin(), extents.end(), data_.begin());
-    if (std::find(extents.begin(), extents.end(), std::size_t(0)) != extents.end()) {
-      size_ = 0;
-      return;
-    }
-    for (std::size_t e : extents) {
+    if (extents.size() > max_rank) [[unlikely]]
+      throw_rank_too_large(extents.size());
+    // One loop copies the axes, multiplies them and looks for a zero: small enough to inline where a sweep builds
+    // extents, with no call to memmove for a few axes. A zero extent makes the size 0 whatever the others are.
+    bool empty = false, too_large = false;
+    std::size_t size = 1;
+    for (std::size_t axis = 0; axis < rank_; ++axis) {
+      const std::size_t e = extents[axis];
+      data_[axis] = e;
+      empty |= e == 0;
       // Both below 2^(half the bits), the product cannot wrap, and a division (tens of cycles, in every Extents) is
       // spared.
       constexpr int half = std::numeric_limits<std::size_t>::digits / 2;
-      if ((size_ | e) >> half != 0 && e > max_size / size_) [[unlikely]]
-        throw_too_large();
-      size_ *= e;
-      if (size_ > max_size) [[unlikely]]
-        throw_too_large();
+      if ((size | e) >> half != 0 && size != 0 && e > max_size / size) [[unlikely]]
+        too_large = true;
+      size *= e;
+      too_large |= size > max_size;
     }
+    if (empty)
+      size_ = 0;
+    else if (too_large) [[unlikely]]
+      throw_too_large();
+    else
+      size_ = size;
   }
 
   /// The most elements a shape may hold: more would overflow a byte count (of complex<double>) or Eigen::Index.
@@ -55,7 +61,8 @@ class Extents {
   static constexpr Extents of() {
     static_assert(is_static_v<S>, "fusegrad::Extents::of<S>(): S has a dyn extent; pass the run-time extents");
     static_assert(S::rank <= max_rank, "fusegrad::Extents::of<S>(): rank exceeds Extents::max_rank");
-    return Extents(std::span<const std::size_t>(S::extents));
+    constexpr Extents extents{std::span<const std::size_t>(S::extents)};  // built by the compiler, not at each call
+    return extents;
   }
 
   [[nodiscard]] constexpr std::size_t rank() const noexcept { return rank_; }
@@ -85,6 +92,10 @@ class Extents {
   }
 
  private:
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_rank_too_large(std::size_t rank) {
+    throw shape_error("fusegrad::Extents: rank " + std::to_string(rank) + " exceeds the maximum of " +
+                      std::to_string(max_rank));
+  }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_too_large() const {
     throw shape_error("fusegrad::Extents: the shape " + to_string() +
                       " holds more than 2^59 elements; no memory holds that many");
