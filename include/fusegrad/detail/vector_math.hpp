@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -81,6 +82,15 @@ namespace detail {
 // The base of every functor below: Eigen's traits of these functors say they have a packetOp.
 struct packet_function_base {};
 
+// A function whose apply(packet) first tests every lane for its common case (exp: a normal result; sin: |x| up to
+// 20 pi) and, where all lanes pass, runs common(packet). For one value the test is a comparison of that value,
+// not a reduction over a register's lanes, which costs a scalar function call a chain of latencies.
+template <class Function, class Packet, class Scalar>
+concept has_common_case = requires(const Packet& p, Scalar x) {
+  { Function::is_common(x) } -> std::same_as<bool>;
+  { Function::common(p) } -> std::same_as<Packet>;
+};
+
 // An Eigen functor for a function given on packets of any width, Function::apply(packet). A single
 // value goes through the widest packet, so it gets the same arithmetic as the value in a full register.
 template <class Function>
@@ -91,8 +101,11 @@ struct packet_function : packet_function_base {
   }
   template <class Scalar>
   Scalar operator()(Scalar x) const {
-    using packet = typename Eigen::internal::packet_traits<Scalar>::type;
-    return Eigen::internal::pfirst(Function::apply(Eigen::internal::pset1<packet>(x)));
+    using namespace Eigen::internal;
+    using packet = typename packet_traits<Scalar>::type;
+    if constexpr (has_common_case<Function, packet, Scalar>)
+      if (Function::is_common(x)) return pfirst(Function::common(pset1<packet>(x)));
+    return pfirst(Function::apply(pset1<packet>(x)));
   }
 };
 
@@ -133,7 +146,15 @@ struct exp_function : packet_function<exp_function> {
     using scalar = typename unpacket_traits<Packet>::type;
     const Packet normal = pcmp_le(pset1<Packet>(log_smallest_normal<scalar>), x);  // false for NaN
     return except_lanes(
-        x, normal, scalar(0), [](const Packet& y) { return pexp(y); }, std_exp<scalar>);
+        x, normal, scalar(0), [](const Packet& y) { return common(y); }, std_exp<scalar>);
+  }
+  template <class Scalar>
+  static bool is_common(Scalar x) {
+    return log_smallest_normal<Scalar> <= x;  // false for NaN
+  }
+  template <class Packet>
+  static Packet common(const Packet& x) {
+    return Eigen::internal::pexp(x);
   }
 };
 
@@ -172,6 +193,9 @@ Packet trigonometric(const Packet& x, Kernel kernel, double (*scalar)(double)) {
   return through_xsimd(x, kernel);  // every lane up to 20 pi: the common case, kept inline
 }
 
+// The common case of sin, cos and tan (and of sin_cos_packet): |x| up to 20 pi, false for NaN.
+inline bool trigonometric_is_common(double x) { return std::abs(x) <= xsimd::constants::twentypi<double>(); }
+
 // sin and cos of one register: xsimd's sincos where every lane is up to 20 pi (the common case); otherwise the
 // two functions above, so a lane's values are those math::sin and math::cos give it.
 template <class Packet>
@@ -181,27 +205,36 @@ inline double std_sin(double x) { return std::sin(x); }
 inline double std_cos(double x) { return std::cos(x); }
 inline double std_tan(double x) { return std::tan(x); }
 
-#define FUSEGRAD_XSIMD_FUNCTION(fn)                                 \
-  struct fn##_function : packet_function<fn##_function> {           \
-    static auto apply(const auto& x) {                              \
-      return trigonometric(                                         \
-          x, [](const auto& b) { return xsimd::fn(b); }, std_##fn); \
-    }                                                               \
+#define FUSEGRAD_XSIMD_FUNCTION(fn)                                                 \
+  struct fn##_function : packet_function<fn##_function> {                           \
+    static constexpr auto kernel = [](const auto& b) { return xsimd::fn(b); };      \
+    static auto apply(const auto& x) { return trigonometric(x, kernel, std_##fn); } \
+    static bool is_common(double x) { return trigonometric_is_common(x); }          \
+    template <class Packet>                                                         \
+    static Packet common(const Packet& x) {                                         \
+      return through_xsimd(x, kernel);                                              \
+    }                                                                               \
   };
 FUSEGRAD_XSIMD_FUNCTION(sin)
 FUSEGRAD_XSIMD_FUNCTION(cos)
 FUSEGRAD_XSIMD_FUNCTION(tan)
 #undef FUSEGRAD_XSIMD_FUNCTION
 
+// Every lane up to 20 pi.
+template <class Packet>
+std::pair<Packet, Packet> sin_cos_common(const Packet& x) {
+  using batch = xsimd::make_sized_batch_t<double, std::size_t(Eigen::internal::unpacket_traits<Packet>::size)>;
+  const auto [s, c] = xsimd::sincos(batch(x));
+  using register_type = typename batch::register_type;
+  return {static_cast<register_type>(s), static_cast<register_type>(c)};
+}
+
 template <class Packet>
 std::pair<Packet, Packet> sin_cos_packet(const Packet& x) {
   using namespace Eigen::internal;
   const Packet small = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));  // false for NaN
   if (predux_any(pandnot(ptrue(x), small))) return {sin_function::apply(x), cos_function::apply(x)};
-  using batch = xsimd::make_sized_batch_t<double, std::size_t(unpacket_traits<Packet>::size)>;
-  const auto [s, c] = xsimd::sincos(batch(x));
-  using register_type = typename batch::register_type;
-  return {static_cast<register_type>(s), static_cast<register_type>(c)};
+  return sin_cos_common(x);
 }
 
 // xsimd's tanh and expm1 convert x * log2(e) to a 64-bit integer, which overflows (undefined behaviour, in
@@ -300,7 +333,9 @@ void sin_cos(const Array& x, Out& s, Out& c) {
     constexpr Eigen::Index lanes = unpacket_traits<packet>::size;
     constexpr int rows = Out::RowsAtCompileTime;
     if constexpr (rows == 1) {  // a single value, in every lane of a register (as packet_function gives it)
-      const auto [ps, pc] = detail::sin_cos_packet(pset1<packet>(T(x(0))));
+      const T value = x(0);
+      const auto [ps, pc] = detail::trigonometric_is_common(value) ? detail::sin_cos_common(pset1<packet>(value))
+                                                                   : detail::sin_cos_packet(pset1<packet>(value));
       s(0) = pfirst(ps);
       c(0) = pfirst(pc);
       return;
