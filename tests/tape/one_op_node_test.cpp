@@ -1,5 +1,6 @@
 // tape/one_op_node_test.cpp -- a node of one element-wise op (most of a taped graph): its value and gradients when
 // the operands have the output's shape, when one is a single value, and when one is broadcast some other way.
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -203,6 +204,107 @@ TYPED_TEST(OneOpNode, AVjpOfAnOutputWrittenInPlaceComputesTheValuesAgain) {
   const double tol = TestFixture::tolerance;
   expect_array_near(this->a.grad().eigen(), {1.0 / 6, 0, 0.5, 0, 1.5, 1}, tol);       // g / b
   expect_array_near(b.grad().eigen(), {-1.0 / 36, 0, -6.0 / 16, 0, -3.75, -6}, tol);  // -g a / b^2
+}
+
+// sin, counting what it computes: value() alone, value_and_slope() (its value with its slope, cos, from one
+// evaluation, as sin_op gives them where xsimd's sine and cosine share their argument reduction) and the cosine in
+// its VJP.
+struct counted_sin_op {
+  static constexpr std::string_view name = "counted_sin";
+  static constexpr std::string_view backward_name = "CountedSinBackward";
+  static constexpr fg::vjp_needs needs = fg::vjp_needs::input;
+  static inline int values = 0, values_with_slope = 0, cosines = 0;
+  static auto value(const auto& x) {
+    ++values;
+    return x.sin();
+  }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    ++cosines;
+    return dy * x.cos();
+  }
+  template <class T>
+  static constexpr bool value_with_slope = true;
+  static void value_and_slope(const auto& x, auto& y, auto& slope) {
+    ++values_with_slope;
+    y = x.sin();
+    slope = x.cos();
+  }
+  static void reset() { values = values_with_slope = cosines = 0; }
+};
+static_assert(fg::UnaryOp<counted_sin_op> && fg::TakesValueWithSlope<counted_sin_op, double>);
+constexpr auto counted_sin(fg::Differentiable auto&& x) {
+  return fg::detail::make_unary<counted_sin_op>(std::forward<decltype(x)>(x));
+}
+
+// An op that gives its value with its slope computes both when it is recorded, and its VJP multiplies by the slope:
+// the cosine is not computed again, by a first backward or by a second one over the retained graph.
+TYPED_TEST(OneOpNode, AVjpMultipliesByTheSlopeComputedWithTheValue) {
+  using Tensor = typename TestFixture::Tensor;
+  const Eigen::ArrayXd xs = forty_inputs();
+  Tensor x = Tensor::from(xs.cast<TypeParam>().eval()).requires_grad_();
+  counted_sin_op::reset();
+  const Tensor y = counted_sin(x);
+  EXPECT_EQ(counted_sin_op::values_with_slope, 1);
+  EXPECT_EQ(counted_sin_op::values, 0);
+  expect_array_near(y.eigen(), xs.sin().eval(), TestFixture::tolerance);
+  const Eigen::ArrayXd upstream = Eigen::ArrayXd::LinSpaced(40, 2.0, -3.0);
+  const Tensor g = Tensor::from(upstream.cast<TypeParam>().eval());
+  y.backward(g, {.retain_graph = true});
+  expect_array_near(x.grad().eigen(), (upstream * xs.cos()).eval(), 10 * TestFixture::tolerance);
+  y.backward(g);
+  expect_array_near(x.grad().eigen(), (2 * upstream * xs.cos()).eval(), 10 * TestFixture::tolerance);
+  EXPECT_EQ(counted_sin_op::cosines, 0);
+  EXPECT_EQ(counted_sin_op::values_with_slope, 1);
+}
+
+// One value's slope is computed again in backward, in a register, as one value's output is.
+TYPED_TEST(OneOpNode, OneValuesSlopeIsComputedInBackward) {
+  using Tensor = typename TestFixture::Tensor;
+  Tensor x = Tensor::scalar(TypeParam(0.5)).requires_grad_();
+  counted_sin_op::reset();
+  const Tensor y = counted_sin(x);
+  EXPECT_EQ(counted_sin_op::values_with_slope, 0);
+  y.backward();
+  EXPECT_EQ(counted_sin_op::cosines, 1);
+  expect_array_near(x.grad().eigen(), {std::cos(0.5)}, TestFixture::tolerance);
+}
+
+// The kept slope belongs to the operand's values at recording: written in place since, the backward is refused (as
+// every VJP that reads its operand) and no gradient changes.
+TYPED_TEST(OneOpNode, AnOperandWrittenInPlaceAfterItsSlopeWasKeptRefusesTheBackward) {
+  using Tensor = typename TestFixture::Tensor;
+  const Eigen::ArrayXd xs = forty_inputs();
+  Tensor x = Tensor::from(xs.cast<TypeParam>().eval()).requires_grad_();
+  const Tensor y = counted_sin(x);
+  {
+    const fg::NoGradGuard no_grad;
+    x.fill_(TypeParam(1));
+  }
+  EXPECT_THROW(y.backward(Tensor::ones({40})), fg::graph_error);
+  EXPECT_FALSE(x.grad().defined());
+}
+
+// sin and cos as the library gives them (with their slope kept where they share an argument reduction): values and
+// gradients against the C library's, over values beyond 20 pi too.
+TYPED_TEST(OneOpNode, SinAndCosGradients) {
+  using Tensor = typename TestFixture::Tensor;
+  const Eigen::ArrayXd xs = Eigen::ArrayXd::LinSpaced(40, -70.0, 70.0);
+  const Eigen::ArrayXd upstream = Eigen::ArrayXd::LinSpaced(40, 1.0, -2.0);
+  const Tensor g = Tensor::from(upstream.cast<TypeParam>().eval());
+  const Eigen::ArrayXd at = xs.cast<TypeParam>().template cast<double>();  // the inputs as T holds them
+  const double tol = sizeof(TypeParam) == sizeof(float) ? 1e-5 : 1e-14;
+
+  Tensor x = Tensor::from(xs.cast<TypeParam>().eval()).requires_grad_();
+  const Tensor s = fg::sin(x);
+  expect_array_near(s.eigen(), at.sin().eval(), tol);
+  s.backward(g);
+  expect_array_near(x.grad().eigen(), (upstream * at.cos()).eval(), tol);
+
+  x.zero_grad();
+  const Tensor c = fg::cos(x);
+  expect_array_near(c.eigen(), at.cos().eval(), tol);
+  c.backward(g);
+  expect_array_near(x.grad().eigen(), (-upstream * at.sin()).eval(), tol);
 }
 
 // The first gradient to reach an operand is written to it (its memory held nothing), the next ones are added: t's

@@ -340,7 +340,10 @@ void sin_cos(const Array& x, Out& s, Out& c) {
       c(0) = pfirst(pc);
       return;
     }
-    const Out in = x;
+    // Read in place where x is contiguous memory (a map of a whole array); otherwise evaluated into a block first.
+    constexpr bool contiguous =
+        bool(Eigen::internal::traits<Array>::Flags & Eigen::DirectAccessBit) && Array::InnerStrideAtCompileTime == 1;
+    const std::conditional_t<contiguous, const Array&, const Out> in = x;
     const Eigen::Index n = in.size();
     s.resize(n);
     c.resize(n);

@@ -61,16 +61,26 @@ struct flat_op {
     }
   }
 
+  // The n values of the op into out and its slope dy/dx into slope, from one evaluation (a unary op that takes its
+  // value with its slope: TakesValueWithSlope). The values are those value() gives.
+  static void value_and_slope(const E& e, std::size_t n, T* out,
+                              T* slope) requires is_unary_expr_v<E> && TakesValueWithSlope<typename E::op, T> {
+    auto y = map(out, n);
+    auto dydx = map(slope, n);
+    E::op::value_and_slope(map(values_of(e.x), n), y, dydx);
+  }
+
   // The VJP from the n values at grad_output, added into the operands' gradient destinations. `output` holds the
   // op's n values, where they are still known (the output's storage, unwritten since recording); otherwise a VJP that
-  // reads them has them computed again. Where bit k of `unfilled` is set, the destination of input k holds
+  // reads them has them computed again. `slope`, where not null, holds the slope value_and_slope() gave at the
+  // operand's values: the VJP is dy times it. Where bit k of `unfilled` is set, the destination of input k holds
   // nothing yet: the VJP is written there, not added (only for n > 1: takes_unfilled()).
   static void backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
-                       const T* output = nullptr, std::uint64_t unfilled = 0) {
+                       const T* output = nullptr, std::uint64_t unfilled = 0, const T* slope = nullptr) {
     if (n == 1)
       backward_of_one(e, grad_output, sinks);
     else if constexpr (is_unary_expr_v<E>)
-      unary_backward(e, n, grad_output, sinks, output, unfilled);
+      unary_backward(e, n, grad_output, sinks, output, unfilled, slope);
     else
       binary_backward(e, n, grad_output, sinks, output, unfilled);
   }
@@ -150,13 +160,21 @@ struct flat_op {
 
   // A VJP that reads the output reads the known values, or has them computed once into a buffer, not once per use.
   static void unary_backward(const E& e, std::size_t n, const T* grad_output, const tensor_sinks<T>& sinks,
-                             const T* output, std::uint64_t unfilled) {
+                             const T* output, std::uint64_t unfilled, const T* slope) {
     using Op = typename E::op;
     T* g = sinks.sink_for(e.x);
     if (!g) return;
     const bool fresh = sinks.holds_nothing(e.x, unfilled);
     const auto dy = map(grad_output, n);
     const auto x = map(values_of(e.x), n);
+    if constexpr (TakesValueWithSlope<Op, T>) {
+      if (slope) {
+        send(g, fresh, n, dy * map(slope, n));
+        return;
+      }
+    } else {
+      (void)slope;
+    }
     if constexpr (needs_output(Op::needs)) {
       small_buffer<T> computed;
       if (!output) {

@@ -84,6 +84,16 @@ class fused_node final : public node<typename E::value_type> {
     else
       return false;
   }();
+  // A one-op node whose op gives its value with its slope for about the cost of the value alone (sin and cos, from
+  // one argument reduction: TakesValueWithSlope) computes both at recording and keeps the slope: its VJP multiplies
+  // by it, where it would otherwise compute cos (or sin) of the operand again. PyTorch's SinBackward computes
+  // cos(x) again; this node holds n values more until its backward has run, for one function evaluation less.
+  static constexpr bool keeps_slope = [] {
+    if constexpr (single_op && is_unary_expr_v<E>)
+      return TakesValueWithSlope<typename E::op, T>;
+    else
+      return false;
+  }();
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -134,7 +144,15 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) {
-    if constexpr (single_op)
+    if constexpr (keeps_slope) {
+      if (this->size > 1) {
+        ref<tensor_storage<T>> slope = tensor_storage<T>::owning(this->size);
+        flat_op<E>::value_and_slope(expr_, this->size, out, slope->data);
+        slope_ = std::move(slope);
+      } else {
+        flat_op<E>::value(expr_, this->size, out);  // one value's slope is computed again, in a register
+      }
+    } else if constexpr (single_op)
       flat_op<E>::value(expr_, this->size, out);
     else
       evaluate_into(expr_, output_extents(), out, &saved_);
@@ -176,7 +194,8 @@ class fused_node final : public node<typename E::value_type> {
       if (unfilled) sinks.take_unfilled(expr_, unfilled);
     }
     if constexpr (single_op) {
-      flat_op<E>::backward(expr_, this->size, grad_output, sinks, recorded_output(), unfilled);  // never deferred
+      flat_op<E>::backward(expr_, this->size, grad_output, sinks, recorded_output(), unfilled,
+                           recorded_slope());  // never deferred
     } else if constexpr (linear_root) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
       // is swept once, forward and reverse in one loop. A loss's backward() starts from 1: as a
@@ -203,6 +222,7 @@ class fused_node final : public node<typename E::value_type> {
     if (this->released) return;
     saved_ = {};
     if constexpr (keeps_output) kept_output_ = {};
+    if constexpr (keeps_slope) slope_ = {};
     std::destroy_at(&expr_);
     read_count_ = 0;
     this->released = true;
@@ -273,6 +293,14 @@ class fused_node final : public node<typename E::value_type> {
     return nullptr;
   }
 
+  // The slope computed with the value at recording (keeps_slope), or null (one value, or an op without one). The
+  // operand cannot have changed since: check_runnable() refuses a backward after an in-place write to it.
+  [[nodiscard]] const T* recorded_slope() const noexcept requires single_op {
+    if constexpr (keeps_slope)
+      if (slope_) return slope_->data;
+    return nullptr;
+  }
+
   template <class L>
   std::string leaf_name(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
@@ -335,6 +363,9 @@ class fused_node final : public node<typename E::value_type> {
   // The output's storage, kept for the VJP (keeps_output).
   struct no_output {};
   [[no_unique_address]] std::conditional_t<keeps_output, ref<tensor_storage<T>>, no_output> kept_output_;
+  // The slope's values, kept for the VJP (keeps_slope).
+  struct no_slope {};
+  [[no_unique_address]] std::conditional_t<keeps_slope, ref<tensor_storage<T>>, no_slope> slope_;
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
   // then): a retained taped op is 80 bytes smaller.
