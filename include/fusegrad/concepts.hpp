@@ -104,8 +104,10 @@ concept UnaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
 
 /// A unary op that may give its value together with its slope dy/dx, when computing both costs about what the value
 /// alone does (sin and cos, from one argument reduction): `value_with_slope<T>` says where, and
-/// `value_and_slope(x, y, slope)` writes both. Its VJP is then dy * slope, which vjp must equal. The fused sweep's
-/// block frames use it (where no reverse sweep follows, the slope goes unread); every other path calls value and vjp.
+/// `value_and_slope(x, y, slope)` writes both (y and slope are Eigen arrays or maps of x's length). Its VJP is then
+/// dy * slope, which vjp must equal bit for bit, and y must equal value(x). The fused sweep's block frames use it
+/// (where no reverse sweep follows, the slope goes unread), and so does a taped node of the op alone over more than one
+/// value, which keeps the slope for its backward; every other path calls value and vjp.
 template <class Op, class T>
 concept TakesValueWithSlope = requires {
   requires Op::template value_with_slope<T>;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -143,10 +144,30 @@ TEST(VectorMath, SpecialValuesAreTheCLibrarys) {
 // position, whether a full register, a partial one or a single value computes it, and whatever its
 // neighbours are. The values and neighbours straddle the bounds where xsimd's trigonometric functions switch
 // their argument reduction by the largest value in the register (20 pi, 823550), where exp leaves normal
-// results, and include NaN and infinity.
+// results, and include NaN and infinity: alone, one comparison picks its way (math::sin of one value), in a register
+// a test of every lane does.
 TEST(VectorMath, AValueDoesNotDependOnItsPositionOrNeighbours) {
   constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> values{0.7390851332151607, 10.3, 616.86, 62.8, 70.0, 823000.0, 9e5, -720.0};
+  const double twenty_pi = 20 * std::numbers::pi, log_smallest_normal = std::log(std::numeric_limits<double>::min());
+  const std::vector<double> values{0.7390851332151607,
+                                   10.3,
+                                   616.86,
+                                   62.8,
+                                   70.0,
+                                   823000.0,
+                                   9e5,
+                                   -720.0,
+                                   1e300,
+                                   nan,
+                                   inf,
+                                   -inf,
+                                   twenty_pi,
+                                   -twenty_pi,
+                                   std::nextafter(twenty_pi, inf),
+                                   std::nextafter(twenty_pi, 0.0),
+                                   log_smallest_normal,
+                                   std::nextafter(log_smallest_normal, -inf),
+                                   std::nextafter(log_smallest_normal, 0.0)};
   const std::vector<double> neighbours{0.3, 616.86, 1e6, nan, inf, -740.0};
   for (const auto& c : cases) {
     for (const double value : values) {

@@ -258,7 +258,7 @@ TYPED_TEST(OneOpNode, AVjpMultipliesByTheSlopeComputedWithTheValue) {
 }
 
 // One value's slope is computed again in backward, in a register, as one value's output is.
-TYPED_TEST(OneOpNode, OneValuesSlopeIsComputedInBackward) {
+TYPED_TEST(OneOpNode, AOneValueNodeComputesItsSlopeInBackward) {
   using Tensor = typename TestFixture::Tensor;
   Tensor x = Tensor::scalar(TypeParam(0.5)).requires_grad_();
   counted_sin_op::reset();
@@ -269,8 +269,8 @@ TYPED_TEST(OneOpNode, OneValuesSlopeIsComputedInBackward) {
   expect_array_near(x.grad().eigen(), {std::cos(0.5)}, TestFixture::tolerance);
 }
 
-// The kept slope belongs to the operand's values at recording: written in place since, the backward is refused (as
-// every VJP that reads its operand) and no gradient changes.
+// The kept slope belongs to the operand's values at recording, and it is never read for others: an operand written in
+// place since has the backward refused (as for every VJP that reads its operand), and no gradient changes.
 TYPED_TEST(OneOpNode, AnOperandWrittenInPlaceAfterItsSlopeWasKeptRefusesTheBackward) {
   using Tensor = typename TestFixture::Tensor;
   const Eigen::ArrayXd xs = forty_inputs();
@@ -284,9 +284,9 @@ TYPED_TEST(OneOpNode, AnOperandWrittenInPlaceAfterItsSlopeWasKeptRefusesTheBackw
   EXPECT_FALSE(x.grad().defined());
 }
 
-// sin and cos as the library gives them (with their slope kept where they share an argument reduction): values and
+// sin and cos as the library gives them (for double with AVX and wider, their slope kept with their value): values and
 // gradients against the C library's, over values beyond 20 pi too.
-TYPED_TEST(OneOpNode, SinAndCosGradients) {
+TYPED_TEST(OneOpNode, SinAndCosValuesAndGradientsMatchTheCLibrary) {
   using Tensor = typename TestFixture::Tensor;
   const Eigen::ArrayXd xs = Eigen::ArrayXd::LinSpaced(40, -70.0, 70.0);
   const Eigen::ArrayXd upstream = Eigen::ArrayXd::LinSpaced(40, 1.0, -2.0);

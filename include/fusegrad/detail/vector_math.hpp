@@ -185,16 +185,22 @@ EIGEN_DONT_INLINE Packet trigonometric_by_size(const Packet& x, const Packet& sm
   return except_lanes(x, medium, 0.0, by_size, scalar);
 }
 
+// The common case of sin, cos and tan (and of sin_cos_packet): |x| up to 20 pi, false for NaN. For a register, the
+// lanes in it; for one value, whether it is (a comparison: a register's test reduces over its lanes).
+template <class Packet>
+Packet up_to_twenty_pi(const Packet& x) {
+  using namespace Eigen::internal;
+  return pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));
+}
+inline bool trigonometric_is_common(double x) { return std::abs(x) <= xsimd::constants::twentypi<double>(); }
+
 template <class Packet, class Kernel>
 Packet trigonometric(const Packet& x, Kernel kernel, double (*scalar)(double)) {
   using namespace Eigen::internal;
-  const Packet small = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));  // false for NaN
+  const Packet small = up_to_twenty_pi(x);
   if (predux_any(pandnot(ptrue(x), small))) return trigonometric_by_size(x, small, kernel, scalar);
   return through_xsimd(x, kernel);  // every lane up to 20 pi: the common case, kept inline
 }
-
-// The common case of sin, cos and tan (and of sin_cos_packet): |x| up to 20 pi, false for NaN.
-inline bool trigonometric_is_common(double x) { return std::abs(x) <= xsimd::constants::twentypi<double>(); }
 
 // sin and cos of one register: xsimd's sincos where every lane is up to 20 pi (the common case); otherwise the
 // two functions above, so a lane's values are those math::sin and math::cos give it.
@@ -232,8 +238,7 @@ std::pair<Packet, Packet> sin_cos_common(const Packet& x) {
 template <class Packet>
 std::pair<Packet, Packet> sin_cos_packet(const Packet& x) {
   using namespace Eigen::internal;
-  const Packet small = pcmp_le(pabs(x), pset1<Packet>(xsimd::constants::twentypi<double>()));  // false for NaN
-  if (predux_any(pandnot(ptrue(x), small))) return {sin_function::apply(x), cos_function::apply(x)};
+  if (predux_any(pandnot(ptrue(x), up_to_twenty_pi(x)))) return {sin_function::apply(x), cos_function::apply(x)};
   return sin_cos_common(x);
 }
 
@@ -321,8 +326,8 @@ FUSEGRAD_ELEMENTWISE(expm1, vectorised_v)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wignored-attributes"
 #endif
-/// sin(x) into `s` and cos(x) into `c`, Eigen arrays of x's length (a sweep's blocks): the values math::sin and
-/// math::cos give, from one argument reduction where sin_cos_together_v<T>.
+/// sin(x) into `s` and cos(x) into `c`, Eigen arrays or maps of x's length (a sweep's blocks, a taped node's values):
+/// the values math::sin and math::cos give, from one argument reduction where sin_cos_together_v<T>.
 template <class Array, class Out>
 void sin_cos(const Array& x, Out& s, Out& c) {
 #if FUSEGRAD_SIMD_MATH
@@ -343,7 +348,7 @@ void sin_cos(const Array& x, Out& s, Out& c) {
     // Read in place where x is contiguous memory (a map of a whole array); otherwise evaluated into a block first.
     constexpr bool contiguous =
         bool(Eigen::internal::traits<Array>::Flags & Eigen::DirectAccessBit) && Array::InnerStrideAtCompileTime == 1;
-    const std::conditional_t<contiguous, const Array&, const Out> in = x;
+    const std::conditional_t<contiguous, const Array&, const typename Out::PlainObject> in = x;
     const Eigen::Index n = in.size();
     s.resize(n);
     c.resize(n);

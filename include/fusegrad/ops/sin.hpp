@@ -19,8 +19,8 @@ struct sin_op {
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return math::sin(x); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * math::cos(x); }
-  // Where sin and cos share their argument reduction, a sweep that runs both directions takes the value together
-  // with the slope dy/dx = cos(x) that the VJP multiplies dy by (TakesValueWithSlope).
+  // Where sin and cos share their argument reduction, a sweep that runs both directions, and a taped sin node,
+  // take the value together with the slope dy/dx = cos(x) that the VJP multiplies dy by (TakesValueWithSlope).
   template <class T>
   static constexpr bool value_with_slope = math::sin_cos_together_v<T>;
   static void value_and_slope(const auto& x, auto& y, auto& slope) { math::sin_cos(x, y, slope); }

@@ -61,8 +61,15 @@ class Extents {
   static constexpr Extents of() {
     static_assert(is_static_v<S>, "fusegrad::Extents::of<S>(): S has a dyn extent; pass the run-time extents");
     static_assert(S::rank <= max_rank, "fusegrad::Extents::of<S>(): rank exceeds Extents::max_rank");
-    constexpr Extents extents{std::span<const std::size_t>(S::extents)};  // built by the compiler, not at each call
-    return extents;
+    constexpr bool fits = is_static_v<S> && S::rank <= max_rank;
+    static_assert(!fits || holds_at_most_max_size(S::extents),
+                  "fusegrad::Extents::of<S>(): S holds more than 2^59 elements");
+    if constexpr (fits && holds_at_most_max_size(S::extents)) {  // otherwise one error above, not a second one here
+      constexpr Extents extents{std::span<const std::size_t>(S::extents)};  // built by the compiler, not at each call
+      return extents;
+    } else {
+      return Extents{};
+    }
   }
 
   [[nodiscard]] constexpr std::size_t rank() const noexcept { return rank_; }
@@ -92,6 +99,17 @@ class Extents {
   }
 
  private:
+  // Whether a static shape's extents hold at most max_size elements (an empty axis: none).
+  template <std::size_t Rank>
+  static consteval bool holds_at_most_max_size(const std::array<std::size_t, Rank>& extents) {
+    if (std::find(extents.begin(), extents.end(), std::size_t(0)) != extents.end()) return true;
+    std::size_t size = 1;
+    for (std::size_t e : extents) {
+      if (e > max_size / size) return false;
+      size *= e;
+    }
+    return true;
+  }
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_rank_too_large(std::size_t rank) {
     throw shape_error("fusegrad::Extents: rank " + std::to_string(rank) + " exceeds the maximum of " +
                       std::to_string(max_rank));
