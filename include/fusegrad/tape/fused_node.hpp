@@ -51,7 +51,8 @@ constexpr bool is_view_of_tensor() {
 // their values stay alive) and recomputes the element-wise chain block by block during
 // backward: nothing intermediate is stored, except what a materialised root's op saves for its
 // VJPs when its value is computed (SavesForBackward: an einsum's intermediate products), and,
-// for a node of one op whose VJP reads the op's values, its output's values (keeps_output).
+// for a node of one op whose VJP reads the op's values, its output's values (keeps_output), and for a node of sin or
+// cos alone, the slope computed with its values (keeps_slope).
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
