@@ -29,28 +29,13 @@ class Extents {
   constexpr explicit Extents(std::span<const std::size_t> extents) : rank_(extents.size()) {
     if (extents.size() > max_rank) [[unlikely]]
       throw_rank_too_large(extents.size());
-    // One loop copies the axes, multiplies them and looks for a zero: small enough to inline where a sweep builds
-    // extents, with no call to memmove for a few axes. A zero extent makes the size 0 whatever the others are.
-    bool empty = false, too_large = false;
-    std::size_t size = 1;
-    for (std::size_t axis = 0; axis < rank_; ++axis) {
-      const std::size_t e = extents[axis];
-      data_[axis] = e;
-      empty |= e == 0;
-      // Both below 2^(half the bits), the product cannot wrap, and a division (tens of cycles, in every Extents) is
-      // spared.
-      constexpr int half = std::numeric_limits<std::size_t>::digits / 2;
-      if ((size | e) >> half != 0 && size != 0 && e > max_size / size) [[unlikely]]
-        too_large = true;
-      size *= e;
-      too_large |= size > max_size;
-    }
-    if (empty)
-      size_ = 0;
-    else if (too_large) [[unlikely]]
+    // A loop of fixed length copies the axes, with no call to memmove for a few of them: the constructor stays small
+    // enough to inline where a sweep builds extents.
+    for (std::size_t axis = 0; axis < max_rank; ++axis)
+      if (axis < rank_) data_[axis] = extents[axis];
+    size_ = element_count(extents);
+    if (size_ > max_size) [[unlikely]]
       throw_too_large();
-    else
-      size_ = size;
   }
 
   /// The most elements a shape may hold: more would overflow a byte count (of complex<double>) or Eigen::Index.
@@ -62,9 +47,9 @@ class Extents {
     static_assert(is_static_v<S>, "fusegrad::Extents::of<S>(): S has a dyn extent; pass the run-time extents");
     static_assert(S::rank <= max_rank, "fusegrad::Extents::of<S>(): rank exceeds Extents::max_rank");
     constexpr bool fits = is_static_v<S> && S::rank <= max_rank;
-    static_assert(!fits || holds_at_most_max_size(S::extents),
+    static_assert(!fits || element_count(S::extents) <= max_size,
                   "fusegrad::Extents::of<S>(): S holds more than 2^59 elements");
-    if constexpr (fits && holds_at_most_max_size(S::extents)) {  // otherwise one error above, not a second one here
+    if constexpr (fits && element_count(S::extents) <= max_size) {  // otherwise one error above, not a second one here
       constexpr Extents extents{std::span<const std::size_t>(S::extents)};  // built by the compiler, not at each call
       return extents;
     } else {
@@ -99,16 +84,22 @@ class Extents {
   }
 
  private:
-  // Whether a static shape's extents hold at most max_size elements (an empty axis: none).
-  template <std::size_t Rank>
-  static consteval bool holds_at_most_max_size(const std::array<std::size_t, Rank>& extents) {
-    if (std::find(extents.begin(), extents.end(), std::size_t(0)) != extents.end()) return true;
+  // The number of elements of a shape of these extents: 0 where an axis is empty, whatever the others are; more than
+  // max_size (not the product, which may have wrapped) where they hold more than that.
+  static constexpr std::size_t element_count(std::span<const std::size_t> extents) noexcept {
+    bool empty = false, too_large = false;
     std::size_t size = 1;
     for (std::size_t e : extents) {
-      if (e > max_size / size) return false;
+      empty |= e == 0;
+      // Both below 2^(half the bits), the product cannot wrap, and a division (tens of cycles, in every Extents) is
+      // spared.
+      constexpr int half = std::numeric_limits<std::size_t>::digits / 2;
+      if ((size | e) >> half != 0 && size != 0 && e > max_size / size) [[unlikely]]
+        too_large = true;
       size *= e;
+      too_large |= size > max_size;
     }
-    return true;
+    return empty ? 0 : too_large ? max_size + 1 : size;
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_rank_too_large(std::size_t rank) {
     throw shape_error("fusegrad::Extents: rank " + std::to_string(rank) + " exceeds the maximum of " +
