@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -30,6 +29,7 @@
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/one_op_saved.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 #include <fusegrad/tape/tensor_sinks.hpp>
@@ -51,8 +51,8 @@ constexpr bool is_view_of_tensor() {
 // their values stay alive) and recomputes the element-wise chain block by block during
 // backward: nothing intermediate is stored, except what a materialised root's op saves for its
 // VJPs when its value is computed (SavesForBackward: an einsum's intermediate products), and,
-// for a node of one op whose VJP reads the op's values, its output's values (keeps_output), and for a node of sin or
-// cos alone, the slope computed with its values (keeps_slope).
+// for a node of one op, what one_op_saved keeps: its output's values where its VJP reads them, or the slope computed
+// with them (sin, cos).
 template <class E>
 class fused_node final : public node<typename E::value_type> {
   using T = typename E::value_type;
@@ -76,25 +76,8 @@ class fused_node final : public node<typename E::value_type> {
   // writes the value it passes. A one-op node is left out: its backward computes no value (flat_op), and a taped
   // graph's next node reads it at once.
   static constexpr bool deferrable = linear_root || (E::kind == node_kind::elementwise && !single_op);
-  // A one-op node whose VJP reads the op's values (exp, tanh, sqrt, div ...) keeps them, as PyTorch's ExpBackward
-  // saves its result: computing them again in backward would double the op's cost. One value is computed again
-  // instead, in a register.
-  static constexpr bool keeps_output = [] {
-    if constexpr (single_op)
-      return needs_output(E::op::needs);
-    else
-      return false;
-  }();
-  // A one-op node whose op gives its value with its slope for about the cost of the value alone (sin and cos, from
-  // one argument reduction: TakesValueWithSlope) computes both at recording and keeps the slope: its VJP multiplies
-  // by it, where it would otherwise compute cos (or sin) of the operand again. PyTorch's SinBackward computes
-  // cos(x) again; this node holds n values more until its backward has run, for one function evaluation less.
-  static constexpr bool keeps_slope = [] {
-    if constexpr (single_op && is_unary_expr_v<E>)
-      return TakesValueWithSlope<typename E::op, T>;
-    else
-      return false;
-  }();
+  // A one-op node whose VJP reads the op's values keeps its output's storage (one_op_saved).
+  static constexpr bool keeps_output = one_op_saved<E>::keeps_output;
 
   template <class X>
   fused_node(X&& expr, const Extents& output_extents, const grad_leaf_list& grad_leaves, const leaf_list& all_leaves)
@@ -145,16 +128,8 @@ class fused_node final : public node<typename E::value_type> {
   // The value, without the version check: for fused() at recording only, which read the
   // versions just now. Any later read goes through compute_value.
   void evaluate(T* out) {
-    if constexpr (keeps_slope) {
-      if (this->size > 1) {
-        ref<tensor_storage<T>> slope = tensor_storage<T>::owning(this->size);
-        flat_op<E>::value_and_slope(expr_, this->size, out, slope->data);
-        slope_ = std::move(slope);
-      } else {
-        flat_op<E>::value(expr_, this->size, out);  // one value's slope is computed again, in a register
-      }
-    } else if constexpr (single_op)
-      flat_op<E>::value(expr_, this->size, out);
+    if constexpr (single_op)
+      one_op_.evaluate(expr_, this->size, out);
     else
       evaluate_into(expr_, output_extents(), out, &saved_);
     if (anomaly_detection) [[unlikely]]
@@ -163,9 +138,7 @@ class fused_node final : public node<typename E::value_type> {
 
   // Called once the output's values are computed, with their storage (see keeps_output).
   void keep_output(const ref<tensor_storage<T>>& values) noexcept requires keeps_output {
-    if (this->size <= 1) return;
-    assert(values->version == 0 && "fused_node::keep_output: the storage is the one record_node made with the node");
-    kept_output_ = values;
+    one_op_.keep_output(values, this->size);
   }
 
   // A view's VJP reads no values: its source may change in place meanwhile (an optimiser step),
@@ -195,8 +168,8 @@ class fused_node final : public node<typename E::value_type> {
       if (unfilled) sinks.take_unfilled(expr_, unfilled);
     }
     if constexpr (single_op) {
-      flat_op<E>::backward(expr_, this->size, grad_output, sinks, recorded_output(), unfilled,
-                           recorded_slope());  // never deferred
+      flat_op<E>::backward(expr_, this->size, grad_output, sinks, one_op_.output(), unfilled,
+                           one_op_.slope());  // never deferred
     } else if constexpr (linear_root) {
       // One value upstream of a linear root (a sum or mean, or linear ops above such): each chain
       // is swept once, forward and reverse in one loop. A loss's backward() starts from 1: as a
@@ -222,8 +195,7 @@ class fused_node final : public node<typename E::value_type> {
     value_settled();
     if (this->released) return;
     saved_ = {};
-    if constexpr (keeps_output) kept_output_ = {};
-    if constexpr (keeps_slope) slope_ = {};
+    one_op_.release();
     std::destroy_at(&expr_);
     read_count_ = 0;
     this->released = true;
@@ -285,23 +257,6 @@ class fused_node final : public node<typename E::value_type> {
     return reduce_and_sweep(expr_, sinks, SeedIsOne ? T(1) : seed);
   }
 
-  // The op's values as recorded, where the VJP reads them and nothing has written them in place since (the storage,
-  // made with the node by record_node, counts in-place writes from 0); otherwise null, and the VJP computes them
-  // again.
-  [[nodiscard]] const T* recorded_output() const noexcept requires single_op {
-    if constexpr (keeps_output)
-      if (kept_output_ && kept_output_->version == 0) return kept_output_->data;
-    return nullptr;
-  }
-
-  // The slope computed with the value at recording (keeps_slope), or null (one value, or an op without one). The
-  // operand cannot have changed since: check_runnable() refuses a backward after an in-place write to it.
-  [[nodiscard]] const T* recorded_slope() const noexcept requires single_op {
-    if constexpr (keeps_slope)
-      if (slope_) return slope_->data;
-    return nullptr;
-  }
-
   template <class L>
   std::string leaf_name(const L& leaf) const {
     if constexpr (is_tensor_v<L>) {
@@ -361,12 +316,8 @@ class fused_node final : public node<typename E::value_type> {
   [[no_unique_address]] saved_by_root_t<E> saved_;
   bool deferred_ = false;       // registered as a deferred reader of the leaves' storages
   bool ever_deferred_ = false;  // whether defer_value() ran: only then may another thread settle the value
-  // The output's storage, kept for the VJP (keeps_output).
-  struct no_output {};
-  [[no_unique_address]] std::conditional_t<keeps_output, ref<tensor_storage<T>>, no_output> kept_output_;
-  // The slope's values, kept for the VJP (keeps_slope).
-  struct no_slope {};
-  [[no_unique_address]] std::conditional_t<keeps_slope, ref<tensor_storage<T>>, no_slope> slope_;
+  [[no_unique_address]] one_op_saved<E> one_op_;  // takes no bytes where it keeps nothing
+  static_assert(one_op_saved<E>::keeps_output || one_op_saved<E>::keeps_slope || std::is_empty_v<one_op_saved<E>>);
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
   // then): a retained taped op is 80 bytes smaller.
