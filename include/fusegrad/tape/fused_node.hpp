@@ -316,8 +316,11 @@ class fused_node final : public node<typename E::value_type> {
   [[no_unique_address]] saved_by_root_t<E> saved_;
   bool deferred_ = false;       // registered as a deferred reader of the leaves' storages
   bool ever_deferred_ = false;  // whether defer_value() ran: only then may another thread settle the value
-  [[no_unique_address]] one_op_saved<E> one_op_;  // takes no bytes where it keeps nothing
-  static_assert(one_op_saved<E>::keeps_output || one_op_saved<E>::keeps_slope || std::is_empty_v<one_op_saved<E>>);
+  [[no_unique_address]] one_op_saved<E> one_op_;
+#if !defined(_MSC_VER)  // which ignores [[no_unique_address]]
+  static_assert(one_op_saved<E>::keeps_output || one_op_saved<E>::keeps_slope || std::is_empty_v<one_op_saved<E>>,
+                "fused_node: one_op_saved takes no bytes where it keeps nothing");
+#endif
   // The output's extents, which the sweep of a node of several ops reads on every call. A
   // one-op node, most of a taped graph, needs them only to broadcast (flat_op finds them
   // then): a retained taped op is 80 bytes smaller.

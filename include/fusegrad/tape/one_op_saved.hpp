@@ -4,8 +4,10 @@
 #include <cassert>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/unary_expr.hpp>
 #include <fusegrad/tape/flat_op.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 #include <fusegrad/tape/tensor_storage.hpp>
@@ -19,7 +21,8 @@ namespace fusegrad::detail {
 // - an op that gives its value with its slope for about the cost of the value alone (sin and cos, from one argument
 //   reduction: TakesValueWithSlope) computes both at recording and keeps the slope (keeps_slope): its VJP multiplies
 //   by it, where it would otherwise compute cos (or sin) of the operand again. PyTorch's SinBackward computes cos(x)
-//   again; this holds n values more until the node's backward has run, for one function evaluation less.
+//   again; this holds n values more until the node's saved values are released (after its backward, or with
+//   retain_graph when the graph goes), for one function evaluation less.
 // One value keeps neither: its VJP computes it again, in a register. Any other node holds an empty one_op_saved.
 template <class E>
 class one_op_saved {
