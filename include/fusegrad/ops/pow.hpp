@@ -8,9 +8,32 @@
 #include <type_traits>
 #include <utility>
 
+#include <Eigen/Core>
+
 #include <fusegrad/detail/make_node.hpp>
 
 namespace fusegrad {
+
+namespace detail {
+
+// a^b on real numbers as one Eigen functor: std::pow one value at a time; on a register, Eigen's vectorised pow, whose
+// sign is wrong for a negative base (-0 too) to an odd integer power where the result is infinite or zero (pow(-inf,
+// 3), pow(-0, -1)), so the base's sign bit is set on |a^b| there. One functor, not an expression of comparisons and
+// selects: every distinct Eigen expression type costs the compiler about 10 ms in each node that meets it.
+template <std::floating_point T>
+struct signed_pow {
+  T operator()(T a, T b) const { return std::pow(a, b); }
+  template <class Packet>
+  Packet packetOp(const Packet& a, const Packet& b) const {
+    using namespace Eigen::internal;
+    const Packet half_b = pmul(b, pset1<Packet>(T(0.5)));
+    const Packet odd = pandnot(pcmp_eq(b, pfloor(b)), pcmp_eq(half_b, pfloor(half_b)));  // all ones where b is odd
+    const Packet sign = pand(pand(a, pset1<Packet>(T(-0.0))), odd);
+    return por(pabs(generic_pow(a, b)), sign);
+  }
+};
+
+}  // namespace detail
 
 /// Element-wise pow; both VJPs are in the broadcast shape (the node reduces them).
 ///   value: y = a^b, negative for a negative base (-0 too) and an odd integer exponent, infinities and zeros too
@@ -35,8 +58,7 @@ struct pow_op {
   }
 
  private:
-  // a^b. A negative base (-0 too) to an odd integer power is negative; Eigen's vectorised pow drops that sign where
-  // the result is infinite or zero (pow(-inf, 3), pow(-0, -1)), so it is set here, on |a^b|.
+  // a^b, as std::pow gives it (on complex numbers, as the real pow gives integer powers).
   static auto power(const auto& a, const auto& b) {
     using T = typename std::decay_t<decltype(a)>::Scalar;
     if constexpr (!std::floating_point<T>) {  // complex: the complex step (check/gradcheck.hpp)
@@ -53,9 +75,7 @@ struct pow_op {
         return result;
       });
     } else {
-      const auto odd = b == b.floor() && (b * T(0.5)).floor() != b * T(0.5);
-      const auto negative = a < T(0) || (a == T(0) && a.inverse() < T(0));
-      return a.pow(b).abs() * (T(1) - T(2) * (odd && negative).template cast<T>());
+      return a.binaryExpr(b, detail::signed_pow<T>{});
     }
   }
 };
@@ -68,3 +88,7 @@ template <class A, class B>
 }
 
 }  // namespace fusegrad
+
+template <class T>
+struct Eigen::internal::functor_traits<fusegrad::detail::signed_pow<T>>
+    : Eigen::internal::functor_traits<Eigen::internal::scalar_pow_op<T, T>> {};
