@@ -180,4 +180,23 @@ TEST(PowMinMaxOpsByHand, PowAtAZeroBaseFollowsTorch) {
   }
 }
 
+// An infinite upstream gradient meets those zeros as PyTorch 1.13's pow backward has it: the zero of d/da (b = 0) is
+// taken after multiplying by dy, the zero of y ln a (a = 0, b >= 0) before, so inf * 0 is NaN there. At (a, b) = (0,
+// 2): da = inf * 2 * 0 = NaN, db = inf * 0 = NaN; at (2, 0): da = 0, db = inf * 1 * ln 2 = inf. One tape node and
+// fg::taped.
+TEST(PowMinMaxOpsByHand, InfiniteUpstreamAtTheZerosFollowsTorch) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const bool taped : {false, true}) {
+    SCOPED_TRACE(taped ? "fg::taped" : "one tape node");
+    fg::Tensor a = fg::Tensor::from({0.0, 2.0}, {2}).requires_grad_();
+    fg::Tensor b = fg::Tensor::from({2.0, 0.0}, {2}).requires_grad_();
+    const fg::Tensor y = taped ? fg::taped(fg::pow(a, b)) : fg::Tensor(fg::pow(a, b));
+    y.backward(fg::Tensor::from({inf, inf}, {2}));
+    EXPECT_TRUE(std::isnan(a.grad().data()[0]));
+    EXPECT_EQ(a.grad().data()[1], 0.0);
+    EXPECT_TRUE(std::isnan(b.grad().data()[0]));
+    EXPECT_EQ(b.grad().data()[1], inf);
+  }
+}
+
 }  // namespace

@@ -193,6 +193,36 @@ TEST(UnaryOpsAtKinks, AbsAndReluHaveZeroGradientAtZero) {
   EXPECT_EQ(drelu[2], 1.0);
 }
 
+// The same choices on whole registers, at every position of a block, with -0 and NaN (PyTorch 1.13's gradients of
+// abs and relu at these nine values), in the static layer, one tape node and fg::taped.
+TEST(UnaryOpsAtKinks, AbsAndReluOnRegisters) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values{-2.0, 0.0, 3.0, -0.0, nan, 0.0, -0.5, nan, 0.0};
+  const std::vector<double> abs_grad{-1, 0, 1, 0, 0, 0, -1, 0, 0}, relu_grad{0, 0, 1, 0, 1, 0, 0, 1, 0};
+  fg::Var<double, fg::Shape<fg::dyn>> x(fg::Extents{9});
+  std::copy(values.begin(), values.end(), x.value().begin());
+  const auto dabs = fg::grad(fg::sum(fg::abs(x)), x);
+  const auto drelu = fg::grad(fg::sum(fg::relu(x)), x);
+  fg::Tensor t = fg::Tensor::from(values, {9}).requires_grad_();
+  const auto tape_grads = [&](const auto& op, bool taped) {
+    t.zero_grad();
+    (taped ? fg::taped(fg::sum(op(t))) : fg::Tensor(fg::sum(op(t)))).backward();
+    return std::vector<double>(t.grad().data(), t.grad().data() + 9);
+  };
+  const auto abs = [](const fg::Tensor& u) { return fg::abs(u); };
+  const auto relu = [](const fg::Tensor& u) { return fg::relu(u); };
+  for (int k = 0; k < 9; ++k) {
+    SCOPED_TRACE("element " + std::to_string(k));
+    EXPECT_EQ(dabs[k], abs_grad[k]);
+    EXPECT_EQ(drelu[k], relu_grad[k]);
+  }
+  for (const bool taped : {false, true}) {
+    SCOPED_TRACE(taped ? "fg::taped" : "one tape node");
+    EXPECT_EQ(tape_grads(abs, taped), abs_grad);
+    EXPECT_EQ(tape_grads(relu, taped), relu_grad);
+  }
+}
+
 // A unary op applied to a sub-expression: the chain rule through an element-wise parent.
 // d/dx sum(exp(2x)) = 2 exp(2x).
 TEST(UnaryOpsChained, ExpOfAScaledVar) {

@@ -5,9 +5,26 @@
 #include <type_traits>
 #include <utility>
 
+#include <Eigen/Core>
+
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
+
+namespace detail {
+// abs's slope, sign(x): 1 where x > 0, -1 where x < 0, 0 at 0 and NaN.
+template <class T>
+struct sign_slope : real_functor<T> {
+  T operator()(T x) const { return T(x > T(0)) - T(x < T(0)); }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    const Packet zero = pzero(x), one = pset1<Packet>(T(1));
+    return psub(pand(pcmp_lt(zero, x), one), pand(pcmp_lt(x, zero), one));
+  }
+};
+}  // namespace detail
 
 /// Element-wise abs.
 ///   value: y = |x|
@@ -20,7 +37,7 @@ struct abs_op {
   static auto value(const auto& x) { return x.abs(); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * ((x > T(0)).template cast<T>() - (x < T(0)).template cast<T>());
+    return dy * x.unaryExpr(detail::sign_slope<T>());
   }
 };
 

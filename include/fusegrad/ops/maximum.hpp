@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/extremum_share.hpp>
 #include <fusegrad/detail/make_node.hpp>
 
 namespace fusegrad {
@@ -28,11 +29,11 @@ struct maximum_op {
   }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * (T(1) - (a < b).template cast<T>() - T(0.5) * (a == b).template cast<T>());
+    return dy * a.binaryExpr(b, detail::extremum_share<T, true>());
   }
   static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * (T(1) - (b < a).template cast<T>() - T(0.5) * (a == b).template cast<T>());
+    return dy * b.binaryExpr(a, detail::extremum_share<T, true>());
   }
 };
 

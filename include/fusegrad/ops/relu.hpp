@@ -5,9 +5,25 @@
 #include <type_traits>
 #include <utility>
 
+#include <Eigen/Core>
+
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
+
+namespace detail {
+// relu's slope: 0 where x <= 0, 1 elsewhere (NaN too).
+template <class T>
+struct relu_slope : real_functor<T> {
+  T operator()(T x) const { return x <= T(0) ? T(0) : T(1); }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    return pandnot(pset1<Packet>(T(1)), pcmp_le(x, pzero(x)));
+  }
+};
+}  // namespace detail
 
 /// Element-wise relu.
 ///   value: y = max(x, 0)
@@ -23,7 +39,7 @@ struct relu_op {
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * (T(1) - (x <= T(0)).template cast<T>());
+    return dy * x.unaryExpr(detail::relu_slope<T>());
   }
 };
 
