@@ -1,9 +1,12 @@
 // ops/selection_ops_test.cpp -- comparisons, where and clamp: against PyTorch's figures in every layer, the edges
 // (ties at the bounds, inf on the side not chosen, lo above hi), and gradcheck.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +64,39 @@ TEST(SelectionOpsByHand, ComparisonsAreMasksOfOneAndZero) {
   const fg::Tensor grid = col < row;
   EXPECT_EQ(grid.shape(), (Extents{2, 3}));
   expect_array_near(grid.eigen(), {0, 1, 1, 0, 0, 1});
+}
+
+// Every comparison over whole registers and their tails: each pair of the values below (NaN, infinities, signed zeros,
+// ties) at a position of its own, in the static layer and on tensors, against IEEE 754's comparison of the two numbers.
+TEST(SelectionOpsByHand, ComparisonsOnRegistersFollowIeee) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> edge{nan, -inf, -1.0, -0.0, 0.0, 1.0, inf};
+  std::vector<double> av, bv;
+  for (const double a : edge)
+    for (const double b : edge) {
+      av.push_back(a);
+      bv.push_back(b);
+    }
+  const std::size_t n = av.size();  // 49: three blocks of 16 and a tail with AVX-512, twelve and a tail with SSE2
+  fg::Var<double, fg::Shape<fg::dyn>> a(Extents{n}), b(Extents{n});
+  std::copy(av.begin(), av.end(), a.value().begin());
+  std::copy(bv.begin(), bv.end(), b.value().begin());
+  const fg::Tensor ta = fg::Tensor::from(av, {n}), tb = fg::Tensor::from(bv, {n});
+  const auto expect = [&](const char* name, const auto& holds, const auto& in_static, const fg::Tensor& on_tensors) {
+    SCOPED_TRACE(name);
+    for (std::size_t k = 0; k < n; ++k) {
+      SCOPED_TRACE(std::to_string(av[k]) + " and " + std::to_string(bv[k]));
+      const double want = holds(av[k], bv[k]) ? 1.0 : 0.0;
+      EXPECT_EQ(in_static[Eigen::Index(k)], want);
+      EXPECT_EQ(on_tensors.data()[k], want);
+    }
+  };
+  expect("<", std::less<>(), fg::eval(a < b), ta < tb);
+  expect("<=", std::less_equal<>(), fg::eval(a <= b), ta <= tb);
+  expect(">", std::greater<>(), fg::eval(a > b), ta > tb);
+  expect(">=", std::greater_equal<>(), fg::eval(a >= b), ta >= tb);
+  expect("eq", std::equal_to<>(), fg::eval(fg::eq(a, b)), fg::eq(ta, tb));
+  expect("ne", std::not_equal_to<>(), fg::eval(fg::ne(a, b)), fg::ne(ta, tb));
 }
 
 // A comparison takes no gradient, as PyTorch's: its result does not require grad, and the gradient of
