@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -148,6 +150,59 @@ TEST(PowMinMaxOpsByHand, ANegativeBaseToAnOddPowerKeepsItsSign) {
   EXPECT_TRUE(std::isnan(db_square));  // inf * log(-inf), NaN as in PyTorch
 }
 
+// maximum's and minimum's gradients on whole registers and their tails (42 elements), with ties, signed zeros, NaN
+// and an infinite upstream gradient, as PyTorch 1.13's masks give them: 0 to the side the other beats, whatever dy is;
+// dy/2 to each side of a tie; dy elsewhere. In the static layer (dy = 1), one tape node and fg::taped, float and
+// double.
+template <class T>
+void check_extrema_on_registers() {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const std::vector<std::pair<T, T>> seven{{1, 2}, {2, 2}, {3, 2}, {nan, 1}, {1, nan}, {-T(0), T(0)}, {inf, inf}};
+  const std::size_t n = 42;
+  std::vector<T> av(n), bv(n), upstream(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::tie(av[k], bv[k]) = seven[k % 7];
+    upstream[k] = k % 3 == 0 ? inf : T(1) + T(k) / 8;
+  }
+  // The gradient of max (or min) to `mine` against `other`.
+  const auto share = [](bool is_max, T dy, T mine, T other) {
+    if (is_max ? mine < other : other < mine) return T(0);
+    return mine == other ? dy / 2 : dy;
+  };
+  fg::Var<T, fg::Shape<fg::dyn>> a(fg::Extents{n}), b(fg::Extents{n});
+  std::copy(av.begin(), av.end(), a.value().begin());
+  std::copy(bv.begin(), bv.end(), b.value().begin());
+  using Tensor = fg::BasicTensor<T>;
+  Tensor ta = Tensor::from(av, {n}).requires_grad_(), tb = Tensor::from(bv, {n}).requires_grad_();
+  const Tensor dy = Tensor::from(upstream, {n});
+  for (const bool is_max : {true, false}) {
+    SCOPED_TRACE(is_max ? "maximum" : "minimum");
+    const auto [value, da, db] = is_max ? fg::value_and_grad(fg::sum(fg::maximum(a, b)), a, b)
+                                        : fg::value_and_grad(fg::sum(fg::minimum(a, b)), a, b);
+    for (std::size_t k = 0; k < n; ++k) {
+      SCOPED_TRACE("static layer, element " + std::to_string(k));
+      EXPECT_EQ(da[Eigen::Index(k)], share(is_max, T(1), av[k], bv[k]));
+      EXPECT_EQ(db[Eigen::Index(k)], share(is_max, T(1), bv[k], av[k]));
+    }
+    for (const bool taped : {false, true}) {
+      ta.zero_grad();
+      tb.zero_grad();
+      const Tensor y = is_max ? (taped ? fg::taped(fg::maximum(ta, tb)) : Tensor(fg::maximum(ta, tb)))
+                              : (taped ? fg::taped(fg::minimum(ta, tb)) : Tensor(fg::minimum(ta, tb)));
+      y.backward(dy);
+      for (std::size_t k = 0; k < n; ++k) {
+        SCOPED_TRACE(std::string(taped ? "fg::taped" : "one tape node") + ", element " + std::to_string(k));
+        EXPECT_EQ(ta.grad().data()[k], share(is_max, upstream[k], av[k], bv[k]));
+        EXPECT_EQ(tb.grad().data()[k], share(is_max, upstream[k], bv[k], av[k]));
+      }
+    }
+  }
+}
+TEST(PowMinMaxOpsByHand, ExtremaOnRegisters) {
+  check_extrema_on_registers<double>();
+  check_extrema_on_registers<float>();
+}
+
 // pow by hand: f = a^b at a = 2, b = 3: 8; df/da = b a^(b-1) = 12; df/db = a^b ln a = 8 ln 2.
 TEST(PowMinMaxOpsByHand, PowGradientsOnScalars) {
   fg::Var<double, fg::Shape<>> a(2.0), b(3.0);
@@ -182,20 +237,32 @@ TEST(PowMinMaxOpsByHand, PowAtAZeroBaseFollowsTorch) {
 
 // An infinite upstream gradient meets those zeros as PyTorch 1.13's pow backward has it: the zero of d/da (b = 0) is
 // taken after multiplying by dy, the zero of y ln a (a = 0, b >= 0) before, so inf * 0 is NaN there. At (a, b) = (0,
-// 2): da = inf * 2 * 0 = NaN, db = inf * 0 = NaN; at (2, 0): da = 0, db = inf * 1 * ln 2 = inf. One tape node and
-// fg::taped.
+// 2): da = inf * 2 * 0 = NaN, db = inf * 0 = NaN; at (2, 0): da = 0, db = inf * 1 * ln 2 = inf. The two pairs alternate
+// over 34 elements (whole registers and a tail), in one tape node and fg::taped.
 TEST(PowMinMaxOpsByHand, InfiniteUpstreamAtTheZerosFollowsTorch) {
   const double inf = std::numeric_limits<double>::infinity();
+  const std::size_t n = 34;
+  std::vector<double> av(n), bv(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    av[k] = k % 2 == 0 ? 0.0 : 2.0;
+    bv[k] = k % 2 == 0 ? 2.0 : 0.0;
+  }
   for (const bool taped : {false, true}) {
     SCOPED_TRACE(taped ? "fg::taped" : "one tape node");
-    fg::Tensor a = fg::Tensor::from({0.0, 2.0}, {2}).requires_grad_();
-    fg::Tensor b = fg::Tensor::from({2.0, 0.0}, {2}).requires_grad_();
+    fg::Tensor a = fg::Tensor::from(av, {n}).requires_grad_();
+    fg::Tensor b = fg::Tensor::from(bv, {n}).requires_grad_();
     const fg::Tensor y = taped ? fg::taped(fg::pow(a, b)) : fg::Tensor(fg::pow(a, b));
-    y.backward(fg::Tensor::from({inf, inf}, {2}));
-    EXPECT_TRUE(std::isnan(a.grad().data()[0]));
-    EXPECT_EQ(a.grad().data()[1], 0.0);
-    EXPECT_TRUE(std::isnan(b.grad().data()[0]));
-    EXPECT_EQ(b.grad().data()[1], inf);
+    y.backward(fg::Tensor::from(std::vector<double>(n, inf), {n}));
+    for (std::size_t k = 0; k < n; ++k) {
+      SCOPED_TRACE("element " + std::to_string(k));
+      if (k % 2 == 0) {
+        EXPECT_TRUE(std::isnan(a.grad().data()[k]));
+        EXPECT_TRUE(std::isnan(b.grad().data()[k]));
+      } else {
+        EXPECT_EQ(a.grad().data()[k], 0.0);
+        EXPECT_EQ(b.grad().data()[k], inf);
+      }
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // ops/selection_ops_test.cpp -- comparisons, where and clamp: against PyTorch's figures in every layer, the edges
 // (ties at the bounds, inf on the side not chosen, lo above hi), and gradcheck.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>

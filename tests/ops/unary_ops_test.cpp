@@ -1,5 +1,6 @@
 // ops/unary_ops_test.cpp -- every element-wise unary op: value against std math, gradient by fg::gradcheck in every
 // layer.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -193,34 +194,60 @@ TEST(UnaryOpsAtKinks, AbsAndReluHaveZeroGradientAtZero) {
   EXPECT_EQ(drelu[2], 1.0);
 }
 
-// The same choices on whole registers, at every position of a block, with -0 and NaN (PyTorch 1.13's gradients of
-// abs and relu at these nine values), in the static layer, one tape node and fg::taped.
-TEST(UnaryOpsAtKinks, AbsAndReluOnRegisters) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> values{-2.0, 0.0, 3.0, -0.0, nan, 0.0, -0.5, nan, 0.0};
-  const std::vector<double> abs_grad{-1, 0, 1, 0, 0, 0, -1, 0, 0}, relu_grad{0, 0, 1, 0, 1, 0, 0, 1, 0};
-  fg::Var<double, fg::Shape<fg::dyn>> x(fg::Extents{9});
-  std::copy(values.begin(), values.end(), x.value().begin());
+// The same choices on whole registers and their tails (37 elements: two blocks of 16 and a tail with AVX-512, nine of
+// 4 with SSE2), with -0, NaN and an infinite upstream gradient, as PyTorch 1.13 gives them: abs's gradient is
+// dy * sign(x), so inf * 0 is NaN; relu's is 0 where x <= 0 whatever dy is. In the static layer (dy = 1), one tape node
+// and fg::taped.
+template <class T>
+void check_abs_and_relu_on_registers() {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const std::vector<T> nine{-2, 0, 3, -T(0), nan, 0, T(-0.5), nan, T(0.25)};
+  const std::vector<T> nine_sign{-1, 0, 1, 0, 0, 0, -1, 0, 1};
+  const std::size_t n = 37;
+  std::vector<T> x_values(n), sign(n), upstream(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    x_values[k] = nine[k % 9];
+    sign[k] = nine_sign[k % 9];
+    upstream[k] = k % 4 == 1 ? inf : T(1) + T(k) / 8;
+  }
+  const auto abs_grad = [&](T dy, std::size_t k) { return dy * sign[k]; };
+  const auto relu_grad = [&](T dy, std::size_t k) { return x_values[k] <= 0 ? T(0) : dy; };
+  const auto expect_same = [](T got, T want) {
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(got)) << got;
+    else
+      EXPECT_EQ(got, want);
+  };
+
+  fg::Var<T, fg::Shape<fg::dyn>> x(fg::Extents{n});
+  std::copy(x_values.begin(), x_values.end(), x.value().begin());
   const auto dabs = fg::grad(fg::sum(fg::abs(x)), x);
   const auto drelu = fg::grad(fg::sum(fg::relu(x)), x);
-  fg::Tensor t = fg::Tensor::from(values, {9}).requires_grad_();
-  const auto tape_grads = [&](const auto& op, bool taped) {
+  for (std::size_t k = 0; k < n; ++k) {
+    SCOPED_TRACE("static layer, element " + std::to_string(k));
+    expect_same(dabs[Eigen::Index(k)], abs_grad(T(1), k));
+    expect_same(drelu[Eigen::Index(k)], relu_grad(T(1), k));
+  }
+
+  using Tensor = fg::BasicTensor<T>;
+  Tensor t = Tensor::from(x_values, {n}).requires_grad_();
+  const Tensor dy = Tensor::from(upstream, {n});
+  const auto check_tape = [&](const auto& op, const auto& want, bool taped) {
     t.zero_grad();
-    (taped ? fg::taped(fg::sum(op(t))) : fg::Tensor(fg::sum(op(t)))).backward();
-    return std::vector<double>(t.grad().data(), t.grad().data() + 9);
+    (taped ? fg::taped(op(t)) : Tensor(op(t))).backward(dy);
+    for (std::size_t k = 0; k < n; ++k) {
+      SCOPED_TRACE(std::string(taped ? "fg::taped" : "one tape node") + ", element " + std::to_string(k));
+      expect_same(t.grad().data()[k], want(upstream[k], k));
+    }
   };
-  const auto abs = [](const fg::Tensor& u) { return fg::abs(u); };
-  const auto relu = [](const fg::Tensor& u) { return fg::relu(u); };
-  for (int k = 0; k < 9; ++k) {
-    SCOPED_TRACE("element " + std::to_string(k));
-    EXPECT_EQ(dabs[k], abs_grad[k]);
-    EXPECT_EQ(drelu[k], relu_grad[k]);
-  }
   for (const bool taped : {false, true}) {
-    SCOPED_TRACE(taped ? "fg::taped" : "one tape node");
-    EXPECT_EQ(tape_grads(abs, taped), abs_grad);
-    EXPECT_EQ(tape_grads(relu, taped), relu_grad);
+    check_tape([](const Tensor& u) { return fg::abs(u); }, abs_grad, taped);
+    check_tape([](const Tensor& u) { return fg::relu(u); }, relu_grad, taped);
   }
+}
+TEST(UnaryOpsAtKinks, AbsAndReluOnRegisters) {
+  check_abs_and_relu_on_registers<double>();
+  check_abs_and_relu_on_registers<float>();
 }
 
 // A unary op applied to a sub-expression: the chain rule through an element-wise parent.

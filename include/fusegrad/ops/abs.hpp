@@ -7,15 +7,15 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
-#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
 
 namespace detail {
 // abs's slope, sign(x): 1 where x > 0, -1 where x < 0, 0 at 0 and NaN.
 template <class T>
-struct sign_slope : real_functor<T> {
+struct sign_slope : elementwise_functor<T> {
   T operator()(T x) const { return T(x > T(0)) - T(x < T(0)); }
   template <class Packet>
   Packet packetOp(const Packet& x) const {

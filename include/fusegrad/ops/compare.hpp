@@ -7,8 +7,8 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
-#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +16,7 @@ namespace detail {
 // Where Compare holds, as 1 and 0 in T: Compare::holds on one pair of values, Compare::mask on registers (all ones
 // where it holds).
 template <class Compare, class T>
-struct comparison_mask : real_functor<T> {
+struct comparison_mask : elementwise_functor<T> {
   T operator()(T a, T b) const { return Compare::holds(a, b) ? T(1) : T(0); }
   template <class Packet>
   Packet packetOp(const Packet& a, const Packet& b) const {

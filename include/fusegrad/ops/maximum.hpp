@@ -7,7 +7,8 @@
 
 #include <Eigen/Core>
 
-#include <fusegrad/detail/extremum_share.hpp>
+#include <fusegrad/detail/elementwise_functor.hpp>
+#include <fusegrad/detail/extremum_vjp.hpp>
 #include <fusegrad/detail/make_node.hpp>
 
 namespace fusegrad {
@@ -29,11 +30,11 @@ struct maximum_op {
   }
   static auto vjp_lhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * a.binaryExpr(b, detail::extremum_share<T, true>());
+    return detail::ternary_expr(dy, a, b, detail::extremum_vjp<T, true>());
   }
   static auto vjp_rhs(const auto& dy, const auto& a, const auto& b, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * b.binaryExpr(a, detail::extremum_share<T, true>());
+    return detail::ternary_expr(dy, b, a, detail::extremum_vjp<T, true>());
   }
 };
 

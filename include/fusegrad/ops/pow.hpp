@@ -10,8 +10,8 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
-#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
 
@@ -21,19 +21,19 @@ namespace detail {
 // too, and keeps the sign of a negative base to an odd integer power where the result is infinite or zero (pow(-inf,
 // 3), pow(-0, -1)), which Eigen's drops.
 template <class T>
-struct scalar_pow : real_functor<T, /*Vectorised=*/false> {
+struct scalar_pow : elementwise_functor<T, /*Vectorised=*/false> {
   T operator()(T a, T b) const { return std::pow(a, b); }
 };
 
-// f(dy, a, b): pow's VJP for its base, dy * b * a^(b-1), and 0 where b = 0.
+// f(dy, a, b): pow's VJP for its base, dy * (b * a^(b-1)), and 0 where b = 0 (whatever dy is), as PyTorch has it.
 template <class T>
-struct pow_base_vjp : real_functor<T, /*Vectorised=*/false> {
-  T operator()(T dy, T a, T b) const { return b == T(0) ? T(0) : dy * b * std::pow(a, b - T(1)); }
+struct pow_base_vjp : elementwise_functor<T, /*Vectorised=*/false> {
+  T operator()(T dy, T a, T b) const { return b == T(0) ? T(0) : dy * (b * std::pow(a, b - T(1))); }
 };
 
 // f(y, a, b): the slope of y = a^b in b, y * log(a), and 0 where a = 0 and b >= 0.
 template <class T>
-struct pow_exponent_slope : real_functor<T> {
+struct pow_exponent_slope : elementwise_functor<T> {
   T operator()(T y, T a, T b) const { return a == T(0) && b >= T(0) ? T(0) : y * std::log(a); }
   template <class Packet>
   Packet packetOp(const Packet& y, const Packet& a, const Packet& b) const {

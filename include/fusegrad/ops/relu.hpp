@@ -7,20 +7,20 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
-#include <fusegrad/detail/real_functor.hpp>
 
 namespace fusegrad {
 
 namespace detail {
-// relu's slope: 0 where x <= 0, 1 elsewhere (NaN too).
+// f(dy, x): relu's VJP, 0 where x <= 0 (whatever dy is), dy elsewhere (at NaN too).
 template <class T>
-struct relu_slope : real_functor<T> {
-  T operator()(T x) const { return x <= T(0) ? T(0) : T(1); }
+struct relu_vjp : elementwise_functor<T> {
+  T operator()(T dy, T x) const { return x <= T(0) ? T(0) : dy; }
   template <class Packet>
-  Packet packetOp(const Packet& x) const {
+  Packet packetOp(const Packet& dy, const Packet& x) const {
     using namespace Eigen::internal;
-    return pandnot(pset1<Packet>(T(1)), pcmp_le(x, pzero(x)));
+    return pandnot(dy, pcmp_le(x, pzero(x)));
   }
 };
 }  // namespace detail
@@ -39,7 +39,7 @@ struct relu_op {
   }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
-    return dy * x.unaryExpr(detail::relu_slope<T>());
+    return dy.binaryExpr(x, detail::relu_vjp<T>());
   }
 };
 
