@@ -1,11 +1,11 @@
-// detail/elementwise_functor.hpp -- fusegrad's own element-wise Eigen functors: what Eigen's traits need to
-// know of them, and expressions of three operands.
+// detail/elementwise_functor.hpp -- fusegrad's own element-wise Eigen functors: what Eigen's traits need to know of
+// them, and expressions of three operands.
 //
 // Eigen 3.4 vectorises no comparison, cast or select. An op spec that picks between formulas by comparing values (the
-// comparisons themselves, the VJPs of abs, relu, maximum, minimum, pow) is therefore one functor whose packetOp
-// compares and masks whole registers: spelled with Eigen's comparisons it would run one element at a time, and each
-// comparison, cast and select would be an Eigen expression type of its own, which the compiler instantiates for every
-// node and block length that meets it.
+// comparisons themselves, the VJPs of abs, relu, maximum, minimum, pow) is therefore one functor, whose packetOp, where
+// it has one, compares and masks whole registers: spelled with Eigen's comparisons it would run one element at a time,
+// and each comparison, cast and select would be an Eigen expression type of its own, which the compiler instantiates
+// for every node and block length that meets it.
 #pragma once
 
 #include <type_traits>
