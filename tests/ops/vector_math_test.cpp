@@ -14,6 +14,8 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fusegrad/fusegrad.hpp>
@@ -49,6 +51,8 @@ struct math_case {
 const math_case cases[] = {
     {"exp", [](const Eigen::ArrayXd& x) -> Eigen::ArrayXd { return fg::math::exp(x); },
      [](long double x) { return std::exp(x); }, -746, 709.78, 2.0},
+    {"log", [](const Eigen::ArrayXd& x) -> Eigen::ArrayXd { return fg::math::log(x); },
+     [](long double x) { return std::log(x); }, 0, 1e308, 2.0},
     {"sin", [](const Eigen::ArrayXd& x) -> Eigen::ArrayXd { return fg::math::sin(x); },
      [](long double x) { return std::sin(x); }, -1e300, 1e300, 2.0},
     {"cos", [](const Eigen::ArrayXd& x) -> Eigen::ArrayXd { return fg::math::cos(x); },
@@ -170,6 +174,7 @@ TEST(VectorMath, AValueDoesNotDependOnItsPositionOrNeighbours) {
                                    std::nextafter(log_smallest_normal, 0.0)};
   const std::vector<double> neighbours{0.3, 616.86, 1e6, nan, inf, -740.0};
   for (const auto& c : cases) {
+    if (std::string_view(c.name) == "log") continue;  // one value alone is std::log's (vector_math.hpp says why)
     for (const double value : values) {
       const double alone = c.vectorised(Eigen::ArrayXd::Constant(1, value))[0];
       for (const double neighbour : neighbours) {
@@ -253,6 +258,70 @@ TEST(VectorMath, FloatExpFallsToSubnormalNumbersAndZero) {
           EXPECT_NEAR(got, want, 4 * std::numeric_limits<float>::epsilon() * want) << "exp(" << value << "f)";
         }
       }
+    }
+  }
+}
+
+// Eigen's vectorised log takes a subnormal input for the smallest normal number (log(1e-310) would be -708.4, not
+// -713.8): math::log's value is the C library's there, at every position of an array, in double and float; and the ops
+// that take a log (log, log1mexp, pow's gradient for its exponent) give it in both layers.
+template <class T>
+void check_log_of_subnormal_numbers(const std::vector<T>& values) {
+  for (const T value : values) {
+    const T want = std::log(value);
+    for (Eigen::Index n = 1; n <= 35; ++n) {
+      for (Eigen::Index at = 0; at < n; ++at) {
+        Eigen::Array<T, Eigen::Dynamic, 1> x = Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, T(0.5));
+        x[at] = value;
+        const Eigen::Array<T, Eigen::Dynamic, 1> got = fg::math::log(x);
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(got[at])) << "log(" << value << ") at position " << at << " of " << n;
+        else
+          EXPECT_EQ(got[at], want) << "log(" << value << ") at position " << at << " of " << n;
+        for (Eigen::Index k = 0; k < n; ++k)
+          if (k != at) EXPECT_NEAR(got[k], std::log(T(0.5)), 4 * std::numeric_limits<T>::epsilon());
+      }
+    }
+  }
+}
+TEST(VectorMath, LogOfSubnormalNumbersIsTheCLibrarys) {
+  const double dmin = std::numeric_limits<double>::min();
+  check_log_of_subnormal_numbers<double>({5e-324, 1e-320, 1e-310, 3e-309, std::nextafter(dmin, 0.0), dmin, 0.0, -0.0,
+                                          -1e-310, std::numeric_limits<double>::quiet_NaN()});
+  const float fmin = std::numeric_limits<float>::min();
+  check_log_of_subnormal_numbers<float>({1e-45f, 1e-42f, 1e-40f, std::nextafter(fmin, 0.0f), fmin, 0.0f, -1e-40f,
+                                         std::numeric_limits<float>::quiet_NaN()});
+
+  // The ops: log and log1mexp (log(-expm1(x)) is log of a subnormal number for x = -1e-310), and d/db of a^b, which
+  // is a^b log(a), at a = 1e-310, in the static layer, one tape node and fg::taped.
+  const std::vector<double> a_values{1e-310, 0.5, 5e-324, 2.0, 1e-320};
+  const auto n = Eigen::Index(a_values.size());
+  Eigen::ArrayXd a_data(n);
+  std::copy(a_values.begin(), a_values.end(), a_data.begin());
+  const Eigen::ArrayXd x_data = -a_data;  // log1mexp(-a) = log(-expm1(-a)), which is log(a) to an ulp for tiny a
+  const Eigen::ArrayXd b_data = Eigen::ArrayXd::Constant(n, 0.5);
+  fg::Var<double, fg::Shape<fg::dyn>> a(a_data), b(b_data), x(x_data);
+  const Eigen::ArrayXd logs = fg::eval(fg::log(a));
+  const Eigen::ArrayXd log1mexps = fg::eval(fg::log1mexp(x));
+  const auto db = fg::grad(fg::sum(fg::pow(a, b)), b);
+  fg::Tensor ta = fg::Tensor::from(a_data, {std::size_t(n)}), tb = fg::Tensor::from(b_data, {std::size_t(n)});
+  tb.requires_grad_();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    SCOPED_TRACE("a = " + std::to_string(a_values[std::size_t(i)]));
+    const double log_a = std::log(a_data[i]);
+    EXPECT_EQ(logs[i], log_a);
+    EXPECT_NEAR(log1mexps[i], std::log(-std::expm1(x_data[i])), 4e-16 * std::abs(log_a));
+    EXPECT_NEAR(db[i], std::pow(a_data[i], 0.5) * log_a, 4e-16 * std::abs(std::pow(a_data[i], 0.5) * log_a));
+  }
+  for (const bool fused : {true, false}) {
+    tb.zero_grad();
+    const fg::Tensor l = fused ? fg::Tensor(fg::log(ta)) : fg::taped(fg::log(ta));
+    (fused ? fg::Tensor(fg::sum(fg::pow(ta, tb))) : fg::taped(fg::sum(fg::pow(ta, tb)))).backward();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      SCOPED_TRACE(std::string(fused ? "one tape node" : "fg::taped") +
+                   ", a = " + std::to_string(a_values[std::size_t(i)]));
+      EXPECT_EQ(l.data()[i], logs[i]);
+      EXPECT_NEAR(tb.grad().data()[i], db[i], 4e-16 * std::abs(db[i]));
     }
   }
 }

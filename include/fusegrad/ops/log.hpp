@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -16,7 +17,7 @@ struct log_op {
   static constexpr std::string_view name = "log";
   static constexpr std::string_view backward_name = "LogBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
-  static auto value(const auto& x) { return x.log(); }
+  static auto value(const auto& x) { return math::log(x); }
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy / x; }
 };
 

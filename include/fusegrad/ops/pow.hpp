@@ -12,6 +12,7 @@
 
 #include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
@@ -39,7 +40,7 @@ struct pow_exponent_slope : elementwise_functor<T> {
   Packet packetOp(const Packet& y, const Packet& a, const Packet& b) const {
     using namespace Eigen::internal;
     const Packet zero = pzero(a);
-    return pselect(pand(pcmp_eq(a, zero), pcmp_le(zero, b)), zero, pmul(y, plog(a)));
+    return pselect(pand(pcmp_eq(a, zero), pcmp_le(zero, b)), zero, pmul(y, math::detail::log_function::apply(a)));
   }
 };
 
