@@ -500,6 +500,23 @@ TEST(Anomaly, BackwardInfinityNamesTheOperation) {
   EXPECT_EQ(x.grad().eigen()[1], 0.25);
 }
 
+// A backward that throws half-way frees none of the graph: the nodes that ran before the failing one (the sum's) are
+// still there for a backward without the guard, as if the failed one had not run.
+TEST(Anomaly, AFailedBackwardKeepsTheGraph) {
+  Tensor x = Tensor::from({0.0, 4.0}, {2}).requires_grad_();
+  const Tensor loss = fg::taped(fg::sum(fg::taped(fg::sqrt(x))));
+  {
+    fg::DetectAnomalyGuard guard;
+    expect_error<fg::value_error>([&] { loss.backward(); }, {"SqrtBackward", "backward"});
+  }
+  EXPECT_FALSE(x.grad().defined());
+  loss.backward();
+  EXPECT_EQ(x.grad().eigen()[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(x.grad().eigen()[1], 0.25);
+  // That backward completed and freed the graph, as usual.
+  expect_error<fg::graph_error>([&] { loss.backward(); }, {"freed"});
+}
+
 // A backward that throws half-way must not leave gradients behind in nodes it did not reach:
 // r = sum(p + q) sends gradients to p = 3x and q = sqrt(x); q's backward throws (infinite at 0)
 // before p's runs. A later backward through p alone must give d/dx sum(p) = 3, not 3 + stale.

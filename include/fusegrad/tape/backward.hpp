@@ -255,7 +255,9 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
         ready = e.fn.get();
       }
     n->drop_grad();
-    if (!retain_graph && !crosses) {
+    // A staged backward may still fail at a later node (an anomaly): it releases the graph once it has completed, so a
+    // failed one leaves the graph as it found it.
+    if (!retain_graph && !crosses && !staged) {
       n->release_saved();
       n->released = true;
     }
@@ -293,7 +295,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
   }
   reset.completed = true;
-  if (crosses && !retain_graph) release_graph(roots);
+  if ((crosses || staged) && !retain_graph) release_graph(roots);
 }
 
 // One root.
