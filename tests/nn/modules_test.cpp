@@ -195,6 +195,33 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   expect_refused(good + "more\n", {"text after the end line"});
 }
 
+// A float model's file holds floats: a value beyond float's range or between two floats is refused (converting it
+// would be undefined behaviour, or a silent rounding), and the model keeps its values.
+TEST_F(SaveLoad, AFloatModelRefusesAValueFloatCannotHold) {
+  nn::BasicLinear<float> layer(1, 1, /*seed*/ 1, /*with_bias*/ false);
+  nn::save<float>(layer, file);
+  std::string good;
+  {
+    std::ifstream in(file);
+    good.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string head = "weight float 2 1 1\n";
+  const std::size_t values = good.find(head) + head.size();
+  const float before = layer.weight.data()[0];
+  for (const std::string value : {"1p+200", "1.0000000000001p+0"}) {
+    SCOPED_TRACE(value);
+    std::string edited = good;
+    edited.replace(values, good.find('\n', values) - values, value);
+    write(edited);
+    fg::test::expect_error<fg::value_error>([&] { nn::load<float>(layer, file); },
+                                            {"weight", "float cannot hold exactly"});
+    EXPECT_EQ(layer.weight.data()[0], before);
+  }
+  write(good);
+  nn::load<float>(layer, file);  // the file as save wrote it
+  EXPECT_EQ(layer.weight.data()[0], before);
+}
+
 }  // namespace
 
 }  // namespace modules_test

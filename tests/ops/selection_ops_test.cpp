@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -160,6 +161,26 @@ TEST(SelectionOpsByHand, ClampKeepsNaNAndTakesOneSidedBounds) {
   expect_values(fg::slice(y, 0, 1, 5), {-1, -1, 1, 1});
   expect_values(fg::clamp_min(fg::slice(x, 0, 1, 5), 0.0), {0, 0, 5, inf});
   expect_values(fg::clamp_max(fg::slice(x, 0, 1, 5), 0.0), {-inf, -2, 0, 0});
+}
+
+// PyTorch 1.13: torch.clamp(x, min=nan) and torch.clamp(x, max=nan) are NaN everywhere (max and min pass NaN on); the
+// gradient is 0 everywhere (x >= nan and x <= nan are false), in both layers.
+TEST(SelectionOpsByHand, ANaNBoundMakesEveryValueNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  fg::Tensor x = fg::Tensor::from({-1.0, 0.5, 2.0}, {3}).requires_grad_();
+  fg::Var<double, fg::Shape<3>> v{-1.0, 0.5, 2.0};
+  for (const auto& [lo, hi] : {std::pair{nan, 1.0}, std::pair{0.0, nan}, std::pair{nan, nan}}) {
+    SCOPED_TRACE("clamp(x, " + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+    x.zero_grad();
+    const fg::Tensor y = fg::clamp(x, lo, hi);
+    fg::Tensor(fg::sum(y * 1.0)).backward();
+    const auto dv = fg::grad(fg::sum(fg::clamp(v, lo, hi) * 1.0), v);
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_TRUE(std::isnan(y.data()[i])) << "element " << i;
+      EXPECT_EQ(x.grad().data()[i], 0.0) << "element " << i;
+      EXPECT_EQ(dv[Eigen::Index(i)], 0.0) << "element " << i;
+    }
+  }
 }
 
 // --- gradcheck in every layer, float and double, static and dyn shapes ----------------------------------------------

@@ -92,6 +92,7 @@ TEST(Adam, DefaultsButTheRateMatchPyTorch) {
   optim::Adam opt({problem.p, problem.q}, {.lr = 0.1});
   expect_torch_steps(problem, opt, ref::adam_p, ref::adam_q);
   EXPECT_EQ(opt.steps(0), 5);
+  fg::test::expect_error<fg::value_error>([&] { (void)opt.steps(2); }, {"steps(k)", "k = 2", "2 parameters"});
 }
 TEST(Adam, WeightDecayAndAmsgradMatchPyTorch) {
   Problem problem;

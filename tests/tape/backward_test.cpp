@@ -372,6 +372,19 @@ TEST(RetainGrad, RootKeepsItsGradientOfOne) {
   EXPECT_EQ(y.grad().item(), 1.0);
 }
 
+// PyTorch: "can't retain_grad on Tensor that has requires_grad=False". Nothing changes.
+TEST(RetainGrad, ATensorThatTakesNoGradientRefuses) {
+  Tensor c = Tensor::from({1.0, 2.0}, {2});
+  const Tensor d = c * 2.0;
+  expect_error<fg::graph_error>([&] { c.retain_grad(); },
+                                {"retain_grad()", "does not require grad", "requires_grad_()"});
+  expect_error<fg::graph_error>([&] { (void)Tensor(d).retain_grad(); }, {"retain_grad()"});
+  c.requires_grad_();
+  const Tensor loss = fg::sum(c * 2.0);
+  loss.backward();
+  expect_array_near(c.grad().eigen(), {2, 2});
+}
+
 // --- in-place modification of saved tensors ----------------------------------------------------
 
 TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {

@@ -326,8 +326,9 @@ TYPED_TEST(TensorTyped, RequiresGradCanOnlyChangeOnLeaves) {
   x.requires_grad_();
   Tensor y = x + TypeParam(1);
   EXPECT_TRUE(y.requires_grad());
-  expect_error<fg::graph_error>([&] { y.requires_grad_(false); }, {"requires_grad_()", "leaves", "detach()"});
-  expect_error<fg::graph_error>([&] { y.requires_grad_(); }, {"requires_grad_()"});
+  expect_error<fg::graph_error>([&] { y.requires_grad_(false); }, {"requires_grad_(false)", "leaves", "detach()"});
+  EXPECT_TRUE(y.requires_grad_().requires_grad());  // as PyTorch: a computed tensor requires grad already
+  EXPECT_FALSE(y.is_leaf());
 }
 
 TYPED_TEST(TensorTyped, InPlaceWriteOnAParameterNeedsNoGradGuard) {

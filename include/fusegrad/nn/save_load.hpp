@@ -3,11 +3,13 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <span>
 #include <sstream>
@@ -135,6 +137,12 @@ void load(Model& model, const std::filesystem::path& path) {
     if (!(it->second.extents == target.tensor.shape()))
       throw value_error(where + ": parameter " + target.name + " has shape " + it->second.extents.to_string() +
                         " in the file and " + target.tensor.shape().to_string() + " in the model");
+    if constexpr (std::numeric_limits<T>::digits < std::numeric_limits<double>::digits)
+      for (const double v : it->second.values)
+        if (!(std::isnan(v) || std::isinf(v) ||
+              (std::abs(v) <= double(std::numeric_limits<T>::max()) && double(T(v)) == v)))
+          throw value_error(where + ": parameter " + target.name + " holds " + detail::hexfloat(v) + ", which " +
+                            std::string(scalar_name<T>()) + " cannot hold exactly; the file was not written by save");
   }
   if (stored.size() != targets.size())
     for (const auto& [name, p] : stored) {

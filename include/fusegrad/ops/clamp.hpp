@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <string_view>
@@ -12,7 +13,7 @@
 namespace fusegrad {
 
 /// x limited to [lo, hi] (PyTorch's clamp: min(max(x, lo), hi), so hi wins when lo > hi;
-/// NaN stays NaN).
+/// NaN stays NaN, and a NaN bound makes every value NaN).
 ///   value: y = x < lo ? lo : x > hi ? hi : x, then hi where lo > hi
 ///   vjp:   dx = dy where lo <= x <= hi, else 0 (both bounds pass the gradient, as PyTorch)
 struct clamp_op {
@@ -32,6 +33,10 @@ struct clamp_op {
   template <class T>
   void value(T* y, const operands<T, 1>& in) const {
     const T low(lo), high(hi);
+    if (std::isnan(low) || std::isnan(high)) {  // PyTorch's max and min pass NaN on: a NaN bound makes every value NaN
+      std::fill_n(y, in.extents[0].size(), std::numeric_limits<T>::quiet_NaN());
+      return;
+    }
     std::transform(in.values[0], in.values[0] + in.extents[0].size(), y, [&](T x) {
       const T raised = x < low ? low : x;
       return raised > high ? high : raised;

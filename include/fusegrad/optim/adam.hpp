@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/error.hpp>
 #include <fusegrad/optim/optimizer.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 
@@ -57,7 +58,12 @@ class BasicAdamFamily final : public Optimizer<T> {
   /// The settings it runs with.
   [[nodiscard]] const options_type& options() const noexcept { return options_; }
   /// How many steps parameter k has taken.
-  [[nodiscard]] long steps(std::size_t k) const { return state_.at(k).steps; }
+  [[nodiscard]] long steps(std::size_t k) const {
+    if (k >= state_.size())
+      throw value_error("fusegrad::optim::Adam::steps(k): k = " + std::to_string(k) + ", but the optimiser has " +
+                        std::to_string(state_.size()) + " parameters; k counts them from 0, in the order given");
+    return state_[k].steps;
+  }
 
  private:
   using typename Optimizer<T>::values;

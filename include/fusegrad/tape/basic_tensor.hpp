@@ -236,12 +236,15 @@ class BasicTensor {
 
   // Autograd.
   [[nodiscard]] bool requires_grad() const { return checked().requires_grad; }
-  /// Marks a leaf as a parameter whose gradient backward accumulates.
+  /// Marks a leaf as a parameter whose gradient backward accumulates. On a computed tensor, which requires grad,
+  /// requires_grad_(true) changes nothing and requires_grad_(false) throws, as in PyTorch.
   BasicTensor& requires_grad_(bool on = true) {
-    if (!is_leaf())
+    if (!is_leaf()) {
+      if (on) return *this;
       throw graph_error(
-          "fusegrad::Tensor::requires_grad_(): only leaves can change requires_grad; call detach() "
+          "fusegrad::Tensor::requires_grad_(false): only leaves can change requires_grad; call detach() "
           "to get a leaf from a computed tensor");
+    }
     impl_->requires_grad = on;
     return *this;
   }
@@ -258,9 +261,14 @@ class BasicTensor {
     checked().data();
     return BasicTensor(detail::ref<impl_type>::make(impl_->extents, impl_->storage));
   }
-  /// Keeps the gradient of a non-leaf tensor too, in grad(), after backward.
+  /// Keeps the gradient of a non-leaf tensor too, in grad(), after backward. A tensor that does not require grad
+  /// throws, as in PyTorch: no backward reaches it.
   BasicTensor& retain_grad() {
-    checked().retains_grad = true;
+    if (!checked().requires_grad)
+      throw graph_error(
+          "fusegrad::Tensor::retain_grad(): this tensor does not require grad, so no backward reaches it; call "
+          "requires_grad_() first on it (a leaf) or on a leaf it is computed from");
+    impl_->retains_grad = true;
     return *this;
   }
   /// Names the tensor (this handle and every copy of it) in pictures of its graphs (fg::to_dot),
