@@ -326,10 +326,13 @@ void BasicTensor<T>::backward(BackwardOptions options) const {
 template <Scalar T>
 void BasicTensor<T>::backward(const BasicTensor& gradient, BackwardOptions options) const {
   if (!checked().requires_grad)
-    throw graph_error("fusegrad::Tensor::backward(gradient): this tensor does not require grad");
+    throw graph_error(
+        "fusegrad::Tensor::backward(gradient): this tensor does not require grad; nothing that produced it requires "
+        "grad (call requires_grad_() on the parameters before computing it)");
   if (!(gradient.shape() == shape()))
     throw shape_error("fusegrad::Tensor::backward(gradient): the gradient has shape " + gradient.shape().to_string() +
-                      " but the tensor has shape " + shape().to_string());
+                      " but the tensor has shape " + shape().to_string() +
+                      "; pass a gradient of the tensor's shape (the upstream gradient, one value per element)");
   detail::run_backward(*impl_, gradient.data(), options.retain_graph);
 }
 

@@ -51,7 +51,9 @@ template <Scalar T>
                                                const GradOptions<T>& options = {}) {
   const char* what = "fusegrad::grad(output, inputs)";
   if (!output.defined() || !output.requires_grad())
-    throw graph_error(std::string(what) + ": the output does not require grad; nothing that produced it requires grad");
+    throw graph_error(std::string(what) +
+                      ": the output does not require grad; nothing that produced it requires grad (call "
+                      "requires_grad_() on the inputs before computing the output)");
   std::vector<detail::tensor_impl<T>*> wanted;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (!inputs[k].defined() || !inputs[k].requires_grad())
@@ -65,7 +67,8 @@ template <Scalar T>
   if (options.grad_output.defined()) {
     if (!(options.grad_output.shape() == output.shape()))
       throw shape_error(std::string(what) + ": grad_output has shape " + options.grad_output.shape().to_string() +
-                        " but the output has shape " + output.shape().to_string());
+                        " but the output has shape " + output.shape().to_string() +
+                        "; pass a grad_output of the output's shape");
     seed = options.grad_output.data();
   } else if (output.numel() != 1) {
     throw graph_error(std::string(what) + ": the output has shape " + output.shape().to_string() +
