@@ -152,6 +152,34 @@ TEST(UnaryOpsAtLargeInputs, LogisticLossOfLargeMarginsIsFinite) {
   EXPECT_NEAR(m.grad().data()[2], -1.0 / (1.0 + std::exp(0.5)) / 3, 1e-16);
 }
 
+// float's sigmoid in its tails, where Eigen 3.4's own float logistic gives e^x (x <= -9) and 1 (x >= 15.7): PyTorch
+// 1.13's values for float32 and its gradients y (1 - y), in the static layer, one tape node and fg::taped.
+TEST(UnaryOpsAtLargeInputs, FloatSigmoidIsAccurateInItsTails) {
+  const std::vector<float> xs{-30.0f, -10.0f, -9.5f, 15.8f, 16.5f, 0.25f};
+  const std::vector<float> torch_values{9.357623589846195e-14f, 4.539787187241018e-05f, 7.484622619813308e-05f,
+                                        0.9999998807907104f,    0.9999998807907104f,    0.562176525592804f};
+  const std::vector<float> torch_grads{9.357623589846195e-14f,  4.539580913842656e-05f,  7.484062371077016e-05f,
+                                       1.1920927533992653e-07f, 1.1920927533992653e-07f, 0.24613407254219055f};
+  fg::Var<float, fg::Shape<6>> x{xs[0], xs[1], xs[2], xs[3], xs[4], xs[5]};
+  const auto values = as_array(fg::eval(fg::sigmoid(x)));
+  const auto dx = fg::grad(fg::sum(fg::sigmoid(x)), x);
+  fg::BasicTensor<float> t = fg::BasicTensor<float>::from(xs, {6}).requires_grad_();
+  const float eps = std::numeric_limits<float>::epsilon();
+  for (const bool taped : {false, true}) {
+    t.zero_grad();
+    const fg::BasicTensor<float> y = taped ? fg::taped(fg::sigmoid(t)) : fg::BasicTensor<float>(fg::sigmoid(t));
+    fg::BasicTensor<float>(fg::sum(y)).backward();
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      SCOPED_TRACE((taped ? "fg::taped, x = " : "x = ") + std::to_string(xs[k]));
+      const auto i = Eigen::Index(k);
+      EXPECT_NEAR(values[i], torch_values[k], 2 * eps * torch_values[k]);
+      EXPECT_NEAR(y.data()[k], torch_values[k], 2 * eps * torch_values[k]);
+      EXPECT_NEAR(dx[i], torch_grads[k], 4 * eps * torch_grads[k]);
+      EXPECT_NEAR(t.grad().data()[k], torch_grads[k], 4 * eps * torch_grads[k]);
+    }
+  }
+}
+
 // log1mexp where each naive form fails: log(1 - exp(x)) is log(0) = -inf at x = -1e-20, where the
 // true value is log(1e-20) (1 - exp(x) = -x to 1e-40); log(-expm1(x)) is log(1) = 0 at x = -40, where
 // the true value is -exp(-40) - exp(-80)/2 - ... The gradient is -exp(x) / (1 - exp(x)) = -1 / expm1(-x):

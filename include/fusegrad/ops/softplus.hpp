@@ -7,6 +7,7 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/detail/vector_math.hpp>
+#include <fusegrad/ops/sigmoid.hpp>
 
 namespace fusegrad {
 
@@ -28,7 +29,7 @@ struct softplus_op {
                   "complex derivative)");
     return x.max(T(0)) + math::log1p(math::exp(-x.abs()));
   }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * x.logistic(); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * sigmoid_op::value(x); }
 };
 
 /// Element-wise softplus: y = log(1 + exp(x)), finite for every finite x.
