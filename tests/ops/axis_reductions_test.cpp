@@ -143,6 +143,28 @@ TEST(AxisReductionsByHand, StddevOfEqualValuesHasAZeroGradient) {
   EXPECT_EQ(t.grad().data()[3], 0.0);
 }
 
+// Equal values whose sum divided by n is not exactly one of them (three 0.1s sum to 0.30000000000000004, a third of
+// which is 0.10000000000000002): the variance and standard deviation are still exactly 0, and the gradient 0, as
+// PyTorch gives them (torch.std(x, dim=1) of [[0.1, 0.1, 0.1]], torch.std of ten 0.1s), in both layers.
+TEST(AxisReductionsByHand, EqualValuesWithAnInexactMeanHaveNoSpread) {
+  fg::Var<double, fg::Shape<10>> ten;
+  ten.value().setConstant(0.1);
+  const auto [value, dx] = fg::value_and_grad(fg::stddev(ten), ten);
+  EXPECT_EQ(value, 0.0);
+  for (Eigen::Index i = 0; i < 10; ++i) EXPECT_EQ(dx[i], 0.0) << i;
+  EXPECT_EQ(fg::eval(fg::variance(ten)), 0.0);
+  fg::Tensor t = fg::Tensor::from({0.1, 0.1, 0.1, 1.0, 2.0, 3.0}, {2, 3}).requires_grad_();
+  for (const bool taped : {false, true}) {
+    t.zero_grad();
+    const fg::Tensor s = taped ? fg::taped(fg::stddev(t, fg::axes<1>)) : fg::Tensor(fg::stddev(t, fg::axes<1>));
+    EXPECT_EQ(s.data()[0], 0.0);
+    EXPECT_EQ(s.data()[1], 1.0);
+    fg::Tensor(fg::sum(s)).backward();
+    expect_array_near(t.grad().eigen(), {0.0, 0.0, 0.0, -0.5, 0.0, 0.5}, 1e-15);
+    EXPECT_EQ(t.grad().data()[0], 0.0);
+  }
+}
+
 // The exact limits at +-inf: logsumexp of all -inf is -inf, with any +inf it is +inf.
 TEST(AxisReductionsByHand, LogsumexpAtInfinities) {
   const double inf = std::numeric_limits<double>::infinity();

@@ -54,13 +54,20 @@ struct variance_op {
   }
 
  private:
+  // Each group's mean, corrected by the mean of the deviations from it (the corrected two-pass algorithm): the sum
+  // divided by n may be an ulp off (three 0.1s give 0.10000000000000002), and the deviations from it would then make
+  // the variance of equal values 1e-34 rather than 0, and stddev's gradient there of order 1 rather than 0.
   template <class T>
   static detail::small_buffer<T> means(const operands<T, 1>& in, const Extents& kept) {
+    const T* x = in.values[0];
     detail::small_buffer<T> mean(kept.size(), T(0));
-    detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { mean[g] += in.values[0][i]; });
+    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { mean[g] += x[i]; });
     const T n = T(static_cast<double>(detail::group_size(in.extents[0], kept)));
     for (std::size_t g = 0; g < kept.size(); ++g) mean[g] /= n;
+    detail::small_buffer<T> drift(kept.size(), T(0));
+    detail::for_each_reduced_element(in.extents[0], kept,
+                                     [&](std::size_t i, std::size_t g) { drift[g] += x[i] - mean[g]; });
+    for (std::size_t g = 0; g < kept.size(); ++g) mean[g] += drift[g] / n;
     return mean;
   }
   template <class T>
