@@ -166,6 +166,12 @@ TEST(Losses, TargetsAreChecked) {
         (void)nn::bce_with_logits_loss(fg::Tensor::zeros({3}), fg::Tensor::zeros({2, 3}));
       },
       {"bce_with_logits_loss", "(2, 3)"});
+  // PyTorch: "Target size (torch.Size([1])) must be the same as input size (torch.Size([2, 2]))".
+  fg::test::expect_error<fg::shape_error>(
+      [] {
+        (void)nn::bce_with_logits_loss(fg::Tensor::zeros({2, 2}), fg::Tensor::zeros({1}));
+      },
+      {"bce_with_logits_loss", "target's shape (1)", "input's (2, 2)", "one target per logit"});
 }
 
 }  // namespace

@@ -46,11 +46,16 @@ namespace fusegrad::nn {
 
 namespace detail {
 // The target must not enlarge the input: PyTorch warns when broadcasting (N, 1) against (N) makes
-// an (N, N) loss, and refuses for binary cross-entropy; here it is a shape_error.
+// an (N, N) loss; here it is a shape_error. Binary cross-entropy takes one target per logit (same_shape), as
+// PyTorch's, which refuses any other shape.
 template <class X, class Y>
-void check_target(const X& x, const Y& y, const char* loss) {
+void check_target(const X& x, const Y& y, const char* loss, bool same_shape = false) {
   if constexpr (requires { y.extents(); }) {
     const Extents input = x.extents(), target = y.extents();
+    if (same_shape && !(target == input))
+      throw shape_error(std::string("fusegrad::nn::") + loss + ": the target's shape " + target.to_string() +
+                        " differs from the input's " + input.to_string() +
+                        "; give one target per logit, in the input's shape");
     if (!(broadcast(input, target) == input))
       throw shape_error(std::string("fusegrad::nn::") + loss + ": the target's shape " + target.to_string() +
                         " would broadcast the input's " + input.to_string() + " to " +
@@ -89,7 +94,7 @@ template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 /// +-1000 (PyTorch's binary_cross_entropy_with_logits, without weight or pos_weight).
 template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 [[nodiscard]] auto bce_with_logits_loss(X&& x, Y&& y, R r = {}) {
-  detail::check_target(x, y, "bce_with_logits_loss");
+  detail::check_target(x, y, "bce_with_logits_loss", /*same_shape=*/true);
   return fusegrad::detail::with_operand_twice(std::forward<X>(x), [&](auto&& a, auto&& b) {
     return detail::reduce(softplus(std::forward<decltype(a)>(a)) - std::forward<decltype(b)>(b) * std::forward<Y>(y),
                           r);
