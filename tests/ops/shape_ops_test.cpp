@@ -1,5 +1,7 @@
 // ops/shape_ops_test.cpp -- reshape, flatten, squeeze, unsqueeze, permute, transpose(x, i, j), broadcast_to, slice,
 // select, index_select and gather: against PyTorch's figures in every layer, closed forms, shapes, errors, gradcheck.
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <type_traits>
@@ -234,6 +236,17 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
                             {"fusegrad::slice", "1 to 4", "axis 1 of extent 3"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::slice(x, 0, 2, 1)); }, {"2 to 1"});
   expect_error<fg::value_error>([&] { (void)fg::Tensor(fg::slice(x, 0, 0, 2, 0)); }, {"step 0"});
+  // A step past the end takes the first element, as x[:, 0:3:2**62] does in PyTorch (counting the elements must not
+  // overflow).
+  EXPECT_EQ(fg::Tensor(fg::slice(x, 1, 0, 3, std::numeric_limits<std::int64_t>::max())).shape(), (fg::Extents{2, 1}));
+  EXPECT_EQ(fg::Tensor(fg::slice(x, 1, 1, 1, std::numeric_limits<std::int64_t>::max())).shape(), (fg::Extents{2, 0}));
+  // A scalar flattens to one element, its axes read as those of a vector: 0 and -1 only (torch.flatten(tensor(1.), 5)
+  // raises "Dimension out of range (expected to be in range of [-1, 0], but got 5)").
+  const fg::Tensor scalar = fg::Tensor::scalar(1.0);
+  EXPECT_EQ(fg::Tensor(fg::flatten(scalar, 0, -1)).shape(), (fg::Extents{1}));
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::flatten(scalar, 5)); }, {"fusegrad::flatten (start)", "axis 5"});
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::flatten(scalar, 0, 1)); },
+                            {"fusegrad::flatten (end)", "axis 1"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::select(x, 1, 3)); },
                             {"fusegrad::select", "index 3", "axis 1 of extent 3"});
   expect_error<shape_error>(

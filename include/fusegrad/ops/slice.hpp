@@ -95,7 +95,8 @@ struct runtime_slice {
                         " are out of range for axis " + std::to_string(a) + " of extent " + std::to_string(n) +
                         " (shape " + x.to_string() + "); give 0 <= begin <= end <= " + std::to_string(n) +
                         ", negative ones counting from the end");
-    return {a, std::size_t(b), std::size_t((e - b + step - 1) / step), std::size_t(step)};
+    const std::int64_t count = e > b ? 1 + (e - b - 1) / step : 0;  // e - b + step - 1 would overflow for a huge step
+    return {a, std::size_t(b), std::size_t(count), std::size_t(step)};
   }
 };
 

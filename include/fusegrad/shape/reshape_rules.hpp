@@ -141,7 +141,11 @@ struct flatten_axes {
   std::int64_t start = 0, end = -1;
 
   [[nodiscard]] Extents extents(const Extents& x) const {
-    if (x.rank() == 0) return Extents{1};  // PyTorch: a scalar flattens to one element
+    if (x.rank() == 0) {  // PyTorch: a scalar flattens to one element, its axes read as those of a vector (0 or -1)
+      (void)resolve_axis(start, 1, x, "fusegrad::flatten (start)");
+      (void)resolve_axis(end, 1, x, "fusegrad::flatten (end)");
+      return Extents{1};
+    }
     const std::size_t first = resolve_axis(start, x.rank(), x, "fusegrad::flatten (start)");
     const std::size_t last = resolve_axis(end, x.rank(), x, "fusegrad::flatten (end)");
     if (first > last)
