@@ -410,6 +410,28 @@ TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {
   expect_array_near(w.grad().eigen(), {1.8, 3.8}, 1e-15);
 }
 
+// As in PyTorch, an operand may change in place before backward where the node's VJP reads no values: a sum, a
+// subtraction (their gradients are 1 and -1 whatever the values are). A deferred sum keeps its value at recording.
+TEST(Versions, AnOpWhoseGradientReadsNoValuesAllowsAnInPlaceChange) {
+  Tensor x = Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  Tensor c = Tensor::from({3.0, 4.0}, {2});
+  const Tensor s = fg::sum(x);          // SumBackward, its value deferred
+  const Tensor t = fg::taped(x - c);    // SubBackward
+  const Tensor total = s + fg::sum(t);  // reads s and t, which do not change
+  {
+    fg::NoGradGuard guard;
+    x.sub_(Tensor::ones({2}), 0.5);
+  }
+  c.mutable_eigen()[0] = 5;
+  total.backward();
+  expect_array_near(x.grad().eigen(), {2.0, 2.0});
+  EXPECT_EQ(s.item(), 3.0);
+  // A product's VJP reads the other operand: there the change is refused, as before.
+  const Tensor m = fg::taped(x * c);
+  c.mutable_eigen()[1] = 6;
+  expect_error<fg::graph_error>([&] { fg::Tensor(fg::sum(m)).backward(); }, {"MulBackward", "modified in place"});
+}
+
 // The stale node is found before any gradient moves: the branch that is still valid (exp(w))
 // adds nothing to w.grad() when the backward as a whole throws.
 TEST(Versions, AStaleNodeStopsTheBackwardBeforeAnyGradientMoves) {

@@ -142,9 +142,18 @@ class fused_node final : public node<typename E::value_type> {
   }
 
   // A view's VJP reads no values: its source may change in place meanwhile (an optimiser step),
-  // as PyTorch's ViewBackward allows.
+  // as PyTorch's ViewBackward allows. So may the operands of one op whose VJP reads no values (add, sub,
+  // negation, sum, mean), whose PyTorch nodes save nothing for them; a deferred value still checks them
+  // (compute_value), and an in-place write computes it first. A node of several ops recomputes their values
+  // from every operand in backward, so it checks them all.
+  static constexpr bool gradient_reads_operands = [] {
+    if constexpr (operation_count<E>() == 1)
+      return E::op::needs != vjp_needs::none;
+    else
+      return true;
+  }();
   void check_runnable() const override {
-    if constexpr (is_view_of_tensor<E>()) {
+    if constexpr (is_view_of_tensor<E>() || !gradient_reads_operands) {
       if (this->released) [[unlikely]]
         throw_freed();
     } else {
