@@ -229,9 +229,9 @@ template <Differentiable E, class... Vars>
 }
 
 /// The vector-Jacobian product of any expression: its value (flat, row-major) and the
-/// gradient of `sum(upstream * f)` with respect to each var. `upstream` is a single value (broadcast), an Eigen
-/// vector of f's values flat in row-major order, or a matrix or 2-D array of f's shape (the rule for Eigen input,
-/// shape/eigen_extents.hpp). Example: tests/expr/vjp_test.cpp.
+/// gradient of `sum(upstream * f)` with respect to each var. `upstream` is a single value (broadcast; an Eigen object
+/// of one element too), an Eigen vector of f's values flat in row-major order, or a matrix or 2-D array of f's shape
+/// (the rule for Eigen input, shape/eigen_extents.hpp). Example: tests/expr/vjp_test.cpp.
 template <Differentiable E, class Upstream, class... Vars>
 [[nodiscard]] auto vjp(const E& f, const Upstream& upstream, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
@@ -239,12 +239,17 @@ template <Differentiable E, class Upstream, class... Vars>
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::vjp(f, upstream, vars...): every var must be a fusegrad::Var; a Const or an expression "
                 "takes no gradient");
+  static_assert(std::is_convertible_v<Upstream, T> || std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>,
+                "fusegrad::vjp(f, upstream, vars...): upstream must be a number or an Eigen vector, matrix or array "
+                "(of f's values, or of one value)");
   const Extents extents = f.extents();
   detail::var_sinks<Vars...> sinks(vars...);
   sinks.start(f);
   auto value = [&] {
     if constexpr (std::is_convertible_v<Upstream, T>) {
       return detail::reverse_sweep(f, sinks, T(upstream), Extents{});
+    } else if constexpr (!std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>) {
+      return detail::reverse_sweep(f, sinks, T(0), Extents{});  // not compiled: the static_assert above says why
     } else {
       if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +

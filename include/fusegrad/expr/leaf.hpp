@@ -123,8 +123,21 @@ class leaf_data<T, S, view> {
   /// Views a contiguous Eigen vector for a rank-1 shape, or a row-major matrix for a rank-2
   /// shape (eigen_extents); the caller keeps it alive.
   template <class Derived>
-    requires(is_eigen_vector_v<Derived> ? S::rank == 1 : S::rank == 2 && bool(Derived::IsRowMajor))
-  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen) : leaf_data(eigen.data(), eigen_extents(eigen)) {}
+  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen) : leaf_data(eigen.data(), eigen_extents(eigen)) {
+    static_assert(S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
+                  "fusegrad: a view of an Eigen vector type is a leaf of rank 1, of any other Eigen matrix or array "
+                  "one of rank 2 (rows, cols); declare the leaf's shape with that rank");
+    static_assert(is_eigen_vector_v<Derived> || bool(Derived::IsRowMajor),
+                  "fusegrad: a view leaf reads its values row-major, and this Eigen matrix is column-major (Eigen's "
+                  "default); view an Eigen matrix declared with Eigen::RowMajor, or copy it into an owning leaf");
+  }
+  /// A view of a temporary Eigen object would dangle once the statement ends.
+  template <class Derived>
+  explicit leaf_data(const Eigen::PlainObjectBase<Derived>&&) {
+    static_assert(sizeof(Derived) == 0,
+                  "fusegrad: a view leaf of a temporary Eigen object would point at freed memory after this "
+                  "statement; view a named Eigen object that outlives the leaf, or make an owning leaf (a copy)");
+  }
 
   /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
   [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
