@@ -426,10 +426,15 @@ TEST(Versions, AnOpWhoseGradientReadsNoValuesAllowsAnInPlaceChange) {
   total.backward();
   expect_array_near(x.grad().eigen(), {2.0, 2.0});
   EXPECT_EQ(s.item(), 3.0);
-  // A product's VJP reads the other operand: there the change is refused, as before.
+  // A product's VJP reads the other operand, and where's its condition: there a change is refused.
   const Tensor m = fg::taped(x * c);
   c.mutable_eigen()[1] = 6;
   expect_error<fg::graph_error>([&] { fg::Tensor(fg::sum(m)).backward(); }, {"MulBackward", "modified in place"});
+  Tensor condition = Tensor::from({1.0, 0.0}, {2});
+  const Tensor picked = fg::taped(fg::where(condition, x, c));
+  condition.mutable_eigen()[1] = 1;  // would send dy to x where it went to c
+  expect_error<fg::graph_error>([&] { fg::Tensor(fg::sum(picked)).backward(); },
+                                {"WhereBackward", "modified in place"});
 }
 
 // The stale node is found before any gradient moves: the branch that is still valid (exp(w))

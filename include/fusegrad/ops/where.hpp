@@ -24,8 +24,8 @@ namespace fusegrad {
 struct where_op {
   static constexpr std::string_view name = "where";
   static constexpr std::string_view backward_name = "WhereBackward";
-  static constexpr vjp_needs needs = vjp_needs::none;
-  static constexpr bool analytic = false;  // a selection by a mask: checked by central differences
+  static constexpr vjp_needs needs = vjp_needs::input;  // the condition, which routes dy
+  static constexpr bool analytic = false;               // a selection by a mask: checked by central differences
   static constexpr std::size_t arity = 3;
 
   template <ShapeLike C, ShapeLike A, ShapeLike B>
