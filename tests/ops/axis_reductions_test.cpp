@@ -165,6 +165,21 @@ TEST(AxisReductionsByHand, EqualValuesWithAnInexactMeanHaveNoSpread) {
   }
 }
 
+// An infinite mean keeps the variance's infinities and NaNs as PyTorch 1.13 gives them: torch.var of [1e308, 1e308]
+// (whose sum overflows) is inf with gradient (-inf, -inf); of [inf, 1] NaN with gradient (NaN, -inf).
+TEST(AxisReductionsByHand, VarianceOfAnInfiniteMean) {
+  const double inf = std::numeric_limits<double>::infinity();
+  fg::Var<double, fg::Shape<2>> huge{1e308, 1e308}, with_inf{inf, 1.0};
+  const auto [huge_value, dhuge] = fg::value_and_grad(fg::variance(huge), huge);
+  EXPECT_EQ(huge_value, inf);
+  EXPECT_EQ(dhuge[0], -inf);
+  EXPECT_EQ(dhuge[1], -inf);
+  const auto [inf_value, dinf] = fg::value_and_grad(fg::variance(with_inf), with_inf);
+  EXPECT_TRUE(std::isnan(inf_value));
+  EXPECT_TRUE(std::isnan(dinf[0]));
+  EXPECT_EQ(dinf[1], -inf);
+}
+
 // The exact limits at +-inf: logsumexp of all -inf is -inf, with any +inf it is +inf.
 TEST(AxisReductionsByHand, LogsumexpAtInfinities) {
   const double inf = std::numeric_limits<double>::infinity();

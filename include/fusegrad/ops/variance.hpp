@@ -67,8 +67,14 @@ struct variance_op {
     detail::small_buffer<T> drift(kept.size(), T(0));
     detail::for_each_reduced_element(in.extents[0], kept,
                                      [&](std::size_t i, std::size_t g) { drift[g] += x[i] - mean[g]; });
-    for (std::size_t g = 0; g < kept.size(); ++g) mean[g] += drift[g] / n;
+    for (std::size_t g = 0; g < kept.size(); ++g)
+      if (is_finite(mean[g])) mean[g] += drift[g] / n;  // an infinite mean stays: its drift is NaN or infinite
     return mean;
+  }
+  template <class T>
+  static bool is_finite(const T& v) {
+    using std::imag, std::real;
+    return std::isfinite(real(v)) && std::isfinite(imag(v));
   }
   template <class T>
   static T degrees_of_freedom(const Extents& x, const Extents& kept) {
