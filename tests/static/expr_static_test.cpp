@@ -1,5 +1,6 @@
 // static/expr_static_test.cpp -- compile-time facts about static expressions: result shapes, concepts, the closure
 // rule. Compile-only: every check is a static_assert, so compiling this file is passing it.
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -157,5 +158,9 @@ static_assert(std::is_same_v<decltype(fg::value_and_grad(lvalue<total>(), lvalue
               "value_and_grad: the value, then one gradient per var, shaped like it (a scalar for Shape<>)");
 static_assert(std::is_same_v<decltype(fg::grad(lvalue<total>(), lvalue<x23>())), Eigen::Array<double, 6, 1>>,
               "grad of one var: its gradient alone");
+
+// A static slice counts its elements without overflow, at any step.
+static_assert(fg::detail::static_slice<0, 0, 3, 2>::count == 2 && fg::detail::static_slice<0, 1, 1, 1>::count == 0);
+static_assert(fg::detail::static_slice<0, 0, 3, std::size_t(-1)>::count == 1, "a step past the end takes one element");
 
 }  // namespace

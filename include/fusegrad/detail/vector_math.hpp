@@ -7,10 +7,11 @@
 // registers wider than SSE2's: below that the C library's is the faster). Eigen's vectorised exp for double
 // returns 5.6e-309 for every x below -709.1 instead of falling to subnormal numbers and 0; math::exp keeps
 // Eigen's speed and takes those lanes from std::exp; likewise math::log, where Eigen's vectorised log takes a
-// subnormal input for the smallest normal number. Single values and tails go through a register too (but for log, whose
-// single values are std::log's), so an element's value never depends on where it sits in an array. float (which Eigen
-// vectorises itself), complex scalars, and these six when the option is off use Eigen's own functions. The largest
-// errors, in ULPs against long double, are in README.md and tests/ops/vector_math_test.cpp.
+// subnormal input for the smallest normal number. Single values and tails go through a register too, so an element's
+// value never depends on where it sits in an array, except for log, whose single values and tails are std::log's (as
+// with Eigen's own log). float (which Eigen vectorises itself), complex scalars, and sin, cos, tan, tanh, log1p and
+// expm1 when the option is off use Eigen's own functions. The largest errors, in ULPs against long double, are in
+// README.md and tests/ops/vector_math_test.cpp.
 #pragma once
 
 #include <cmath>

@@ -249,7 +249,7 @@ template <Differentiable E, class Upstream, class... Vars>
     if constexpr (std::is_convertible_v<Upstream, T>) {
       return detail::reverse_sweep(f, sinks, T(upstream), Extents{});
     } else if constexpr (!std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>) {
-      return detail::reverse_sweep(f, sinks, T(0), Extents{});  // not compiled: the static_assert above says why
+      return detail::reverse_sweep(f, sinks, T(0), Extents{});  // never runs: it keeps the static_assert the only error
     } else {
       if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
         throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +

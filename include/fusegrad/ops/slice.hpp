@@ -44,7 +44,7 @@ struct slice_out_of_range;
 template <std::size_t Axis, std::size_t Begin, std::size_t End, std::size_t Step>
 struct static_slice {
   static_assert(Step >= 1, "fusegrad::slice: the step must be at least 1");
-  static constexpr std::size_t count = End > Begin ? (End - Begin + Step - 1) / Step : 0;
+  static constexpr std::size_t count = End > Begin ? 1 + (End - Begin - 1) / Step : 0;  // no overflow at a huge step
 
   template <ShapeLike S>
   struct sliced {

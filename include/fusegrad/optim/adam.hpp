@@ -60,7 +60,8 @@ class BasicAdamFamily final : public Optimizer<T> {
   /// How many steps parameter k has taken.
   [[nodiscard]] long steps(std::size_t k) const {
     if (k >= state_.size())
-      throw value_error("fusegrad::optim::Adam::steps(k): k = " + std::to_string(k) + ", but the optimiser has " +
+      throw value_error(std::string(Decoupled ? "fusegrad::optim::AdamW" : "fusegrad::optim::Adam") +
+                        "::steps(k): k = " + std::to_string(k) + ", but the optimiser has " +
                         std::to_string(state_.size()) + " parameters; k counts them from 0, in the order given");
     return state_[k].steps;
   }

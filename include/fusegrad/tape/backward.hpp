@@ -255,8 +255,8 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
         ready = e.fn.get();
       }
     n->drop_grad();
-    // A staged backward may still fail at a later node (an anomaly): it releases the graph once it has completed, so a
-    // failed one leaves the graph as it found it.
+    // A staged backward (DetectAnomalyGuard, fg::grad) may still fail at a later node: it releases the graph once it
+    // has completed, so a failed one leaves the graph as it found it. Its nodes keep what they saved until then.
     if (!retain_graph && !crosses && !staged) {
       n->release_saved();
       n->released = true;
