@@ -1,8 +1,10 @@
 // ops/domain_edges_test.cpp -- ops at the edges of their domains: the IEEE results PyTorch gives, forward and
-// backward, in both layers; and DetectAnomalyGuard naming the op where a NaN or infinity first appears.
+// backward, in both layers; a scalar's one axis; and DetectAnomalyGuard naming the op where a NaN or infinity first
+// appears.
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -123,6 +125,65 @@ TEST(DomainEdges, DivisionByZero) {
     expect_ieee_eq(ta.grad().data()[k], grad_a[k], at + ", taped d/da");
     expect_ieee_eq(tb.grad().data()[k], grad_b[k], at + ", taped d/db");
   }
+}
+
+// PyTorch gives a scalar one axis, 0 or -1, of extent 1, for the ops that reduce or index along an axis
+// (`torch.tensor(3.).sum(0)` is 3, `torch.gather(torch.tensor(3.), 0, torch.tensor(0))` is 3). Each op below, at x = 3,
+// with PyTorch 1.13's value and gradient; the result is a scalar again.
+struct ScalarAxisCase {
+  const char* name;
+  fg::Tensor (*op)(const fg::Tensor&);
+  double value, gradient;
+};
+
+TEST(DomainEdges, AScalarsAxisZeroIsOneValue) {
+  const ScalarAxisCase cases[] = {
+      {"sum", [](const fg::Tensor& x) { return fg::Tensor(fg::sum(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"sum keepdims", [](const fg::Tensor& x) { return fg::Tensor(fg::sum(x, fg::axes<0>, fg::keepdims)); }, 3.0, 1.0},
+      {"mean", [](const fg::Tensor& x) { return fg::Tensor(fg::mean(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"prod", [](const fg::Tensor& x) { return fg::Tensor(fg::prod(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"max", [](const fg::Tensor& x) { return fg::Tensor(fg::max(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"min", [](const fg::Tensor& x) { return fg::Tensor(fg::min(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"logsumexp", [](const fg::Tensor& x) { return fg::Tensor(fg::logsumexp(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"softmax", [](const fg::Tensor& x) { return fg::Tensor(fg::softmax(x, fg::axes<0>)); }, 1.0, 0.0},
+      {"log_softmax", [](const fg::Tensor& x) { return fg::Tensor(fg::log_softmax(x, fg::axes<0>)); }, 0.0, 0.0},
+      {"cumsum", [](const fg::Tensor& x) { return fg::Tensor(fg::cumsum(x, fg::axes<0>)); }, 3.0, 1.0},
+      {"variance", [](const fg::Tensor& x) { return fg::Tensor(fg::variance(x, fg::axes<0>)); }, nan, nan},
+      {"argmax + x", [](const fg::Tensor& x) { return fg::Tensor(fg::argmax(x, fg::axes<0>) + x); }, 3.0, 1.0},
+      {"gather", [](const fg::Tensor& x) { return fg::Tensor(fg::gather(x, 0, fg::Indices({0}, fg::Extents{}))); }, 3.0,
+       1.0},
+      {"gather, axis -1, index -1",
+       [](const fg::Tensor& x) { return fg::Tensor(fg::gather(x, -1, fg::Indices({-1}, fg::Extents{}))); }, 3.0, 1.0},
+  };
+  for (const ScalarAxisCase& c : cases) {
+    for (const bool taped : {false, true}) {
+      const std::string at = std::string(c.name) + (taped ? ", one node per op" : ", one node");
+      fg::Tensor x = fg::Tensor::scalar(3.0).requires_grad_();
+      const fg::Tensor y = taped ? fg::taped(c.op(x)) : c.op(x);
+      EXPECT_EQ(y.extents(), fg::Extents{}) << at;
+      expect_ieee_eq(y.item(), c.value, at + ", value");
+      y.backward();
+      expect_ieee_eq(x.grad().item(), c.gradient, at + ", gradient");
+    }
+  }
+  // The static layer: the same rule at compile time, a Shape<> result.
+  fg::Var<double, fg::Shape<>> v(3.0);
+  const auto f = fg::log_softmax(v, fg::axes<0>) + fg::cumsum(v, fg::axes<0>) + fg::max(v, fg::axes<0>) +
+                 3.0 * fg::sum(v * v, fg::axes<0>, fg::keepdims);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(f)>::static_shape, fg::Shape<>>);
+  const auto [value, dv] = fg::value_and_grad(f, v);
+  EXPECT_EQ(value, 0.0 + 3.0 + 3.0 + 27.0);
+  EXPECT_EQ(dv, 0.0 + 1.0 + 1.0 + 18.0);
+  // A scalar has no axis 1, and its axis 0 no index 1.
+  const fg::Tensor s = fg::Tensor::scalar(3.0);
+  fusegrad::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::sum(s, fg::axes<1>)); },
+                                                {"fusegrad::sum", "axis 1", "shape ()"});
+  fusegrad::test::expect_error<fg::shape_error>(
+      [&] { (void)fg::Tensor(fg::gather(s, 1, fg::Indices({0}, fg::Extents{}))); },
+      {"fusegrad::gather", "axis 1", "(axes -1 to 0)"});
+  fusegrad::test::expect_error<fg::shape_error>(
+      [&] { (void)fg::Tensor(fg::gather(s, 0, fg::Indices({1}, fg::Extents{}))); },
+      {"fusegrad::gather", "index 1", "extent 1"});
 }
 
 // Under DetectAnomalyGuard the first op whose value is not finite is named, forward; and a

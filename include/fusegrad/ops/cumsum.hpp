@@ -45,13 +45,13 @@ struct cumsum_op {
 
  private:
   // Calls line(first, stride, n) for every line of x along the axis: its first element, the
-  // distance between its elements and their count.
+  // distance between its elements and their count. A scalar is one line of one element.
   template <class Line>
   static void along_axis(const Extents& x, Line&& line) {
     std::size_t outer = 1, inner = 1;
     for (std::size_t r = 0; r < Axis; ++r) outer *= x[r];
     for (std::size_t r = Axis + 1; r < x.rank(); ++r) inner *= x[r];
-    const std::size_t n = x[Axis];
+    const std::size_t n = x.rank() == 0 ? 1 : x[Axis];
     for (std::size_t o = 0; o < outer; ++o)
       for (std::size_t i = 0; i < inner; ++i) line(o * n * inner + i, inner, n);
   }

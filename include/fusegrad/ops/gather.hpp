@@ -34,7 +34,7 @@ struct gather_op {
   template <ShapeLike>
   using result_shape = AnyShape;
   [[nodiscard]] Extents result_extents(const Extents& x) const {
-    const std::size_t a = detail::resolve_axis(axis, x.rank(), x, what);
+    const std::size_t a = detail::resolve_axis_scalar_too(axis, x, what);
     const Extents& e = indices.extents();
     if (e.rank() != x.rank())
       throw shape_error("fusegrad::gather: indices of shape " + e.to_string() + " for x of shape " + x.to_string() +
@@ -44,7 +44,7 @@ struct gather_op {
         throw shape_error("fusegrad::gather: indices of shape " + e.to_string() + " are larger than x of shape " +
                           x.to_string() + " along axis " + std::to_string(r) + ", which is not the gathered axis " +
                           std::to_string(a));
-    for (std::int64_t i : indices.values()) (void)detail::resolve_index(i, x[a], a, what);
+    for (std::int64_t i : indices.values()) (void)detail::resolve_index(i, detail::extent_along(x, a), a, what);
     return e;
   }
 
@@ -62,12 +62,12 @@ struct gather_op {
   // pick(x_offset, y_offset) for every position of the indices, row-major.
   template <class Pick>
   void for_each_pick(const Extents& x, Pick&& pick) const {
-    const std::size_t a = detail::resolve_axis(axis, x.rank(), x, what);
+    const std::size_t a = detail::resolve_axis_scalar_too(axis, x, what);
     const Extents& e = indices.extents();
     std::array<std::size_t, Extents::max_rank> x_stride{}, index{};
     for (std::size_t r = x.rank(), s = 1; r-- > 0; s *= x[r]) x_stride[r] = s;
     for (std::size_t to = 0; to < e.size(); ++to) {
-      std::size_t from = detail::resolve_index(indices[to], x[a], a, what) * x_stride[a];
+      std::size_t from = detail::resolve_index(indices[to], detail::extent_along(x, a), a, what) * x_stride[a];
       for (std::size_t r = 0; r < x.rank(); ++r)
         if (r != a) from += index[r] * x_stride[r];
       pick(from, to);

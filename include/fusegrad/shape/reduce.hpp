@@ -31,13 +31,15 @@ namespace detail {
 
 // The reduction rule, written once for static shapes and run-time extents alike.
 // Marks in `mask` the axes A reduces of a shape of rank `rank` (all of them for AllAxes);
-// returns the first axis of A past that rank, or no_axis.
+// returns the first axis of A past that rank, or no_axis. A scalar has axis 0, of extent 1, as in PyTorch
+// (`torch.tensor(3.).sum(0)` is 3): reducing over it leaves the scalar, and marks nothing.
 template <class A>
 constexpr std::size_t mark_reduced_axes(std::size_t rank, std::span<bool> mask) noexcept {
   if constexpr (std::is_same_v<A, AllAxes>) {
     std::fill_n(mask.begin(), rank, true);
   } else {
     for (std::size_t a : A::values) {
+      if (rank == 0 && a == 0) continue;
       if (a >= rank) return a;
       mask[a] = true;
     }

@@ -27,6 +27,15 @@ inline std::size_t resolve_axis(std::int64_t axis, std::size_t rank, const Exten
   return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
 
+// The same for the ops that PyTorch lets name a scalar's one axis, 0 or -1, of extent 1 (gather, as the reductions
+// do: shape/reduce.hpp); extent_along() gives its extent.
+inline std::size_t resolve_axis_scalar_too(std::int64_t axis, const Extents& shape, std::string_view what) {
+  return resolve_axis(axis, std::max<std::size_t>(shape.rank(), 1), shape, what);
+}
+inline std::size_t extent_along(const Extents& shape, std::size_t axis) noexcept {
+  return shape.rank() == 0 ? 1 : shape[axis];
+}
+
 // Index `index` along an axis of extent `extent`: -1 is the last element. Throws shape_error
 // naming the index, the axis and its extent.
 inline std::size_t resolve_index(std::int64_t index, std::size_t extent, std::size_t axis, std::string_view what) {
