@@ -16,6 +16,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor_in_place.hpp>
 
 namespace fusegrad::optim {
 

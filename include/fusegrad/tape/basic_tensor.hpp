@@ -210,29 +210,13 @@ class BasicTensor {
     return Eigen::Map<const M>(data(), static_cast<Eigen::Index>(shape()[0]), static_cast<Eigen::Index>(shape()[1]));
   }
   /// Writable values. Counts as an in-place write: nodes that saved this tensor will refuse
-  /// to run backward with the changed values.
-  [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen() { return written_in_place("mutable_eigen()"); }
+  /// to run backward with the changed values. (These members: tape/tensor_in_place.hpp.)
+  [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen();
   /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
-  BasicTensor& sub_(const BasicTensor& other, T alpha = T(1)) {
-    require_same_extents(other, "sub_()");
-    check_operand_in_place(other, "sub_()");
-    written_in_place("sub_()") -= alpha * other.eigen();
-    return *this;
-  }
-  BasicTensor& add_(const BasicTensor& other, T alpha = T(1)) {
-    require_same_extents(other, "add_()");
-    check_operand_in_place(other, "add_()");
-    written_in_place("add_()") += alpha * other.eigen();
-    return *this;
-  }
-  BasicTensor& mul_(T factor) {
-    written_in_place("mul_()") *= factor;
-    return *this;
-  }
-  BasicTensor& fill_(T value) {
-    written_in_place("fill_()").setConstant(value);
-    return *this;
-  }
+  BasicTensor& sub_(const BasicTensor& other, T alpha = T(1));
+  BasicTensor& add_(const BasicTensor& other, T alpha = T(1));
+  BasicTensor& mul_(T factor);
+  BasicTensor& fill_(T value);
 
   // Autograd.
   [[nodiscard]] bool requires_grad() const { return checked().requires_grad; }
@@ -311,44 +295,11 @@ class BasicTensor {
         "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
         "read before any backward)");
   }
-  // The values, about to be written in place by `what` (errors name it).
-  Eigen::Map<detail::array_t<T>> written_in_place(const char* what) {
-    check_in_place(what);
-    checked().data();
-    impl_->storage->prepare_write_in_place();
-    return impl_->values();
-  }
-  void check_in_place(const char* what) const {
-    if (!is_grad_enabled()) return;
-    if (checked().requires_grad && is_leaf())
-      throw graph_error(std::string("fusegrad::Tensor::") + what +
-                        ": a leaf that requires grad is being written in place while grad mode is on; "
-                        "update parameters inside a fusegrad::NoGradGuard");
-    if (impl_->views_grad_leaf)
-      throw graph_error(std::string("fusegrad::Tensor::") + what +
-                        ": this tensor is a reshape of a leaf that requires grad and shares its values; writing it "
-                        "in place while grad mode is on would change the leaf. Write inside a fusegrad::NoGradGuard, "
-                        "or write a clone()");
-    // The tape records no in-place operation: backward would differentiate the values as they were.
-    if (impl_->requires_grad)
-      throw graph_error(std::string("fusegrad::Tensor::") + what +
-                        ": this tensor is computed from tensors that require grad and is being written in place "
-                        "while grad mode is on; the tape does not record in-place writes, so backward would "
-                        "differentiate its old values. Compute a new tensor instead (h = h * 2.0, not h.mul_(2.0))");
-  }
-  // `other` is added into this tensor in place (add_, sub_): its gradient could not flow back.
-  void check_operand_in_place(const BasicTensor& other, const char* what) const {
-    if (is_grad_enabled() && other.requires_grad())
-      throw graph_error(std::string("fusegrad::Tensor::") + what +
-                        ": the tensor added in place requires grad, and the tape does not record in-place writes, so "
-                        "its gradient would be lost. Write c = c + w instead of c.add_(w), or update inside a "
-                        "fusegrad::NoGradGuard");
-  }
-  void require_same_extents(const BasicTensor& other, const char* what) const {
-    if (!(other.shape() == shape()))
-      throw shape_error(std::string("fusegrad::Tensor::") + what + ": shapes " + shape().to_string() + " and " +
-                        other.shape().to_string() + " differ; in-place updates need equal shapes");
-  }
+  // The rules of in-place writes (tape/tensor_in_place.hpp); errors name `what`, the member called.
+  Eigen::Map<detail::array_t<T>> written_in_place(const char* what);
+  void check_in_place(const char* what) const;
+  void check_operand_in_place(const BasicTensor& other, const char* what) const;
+  void require_same_extents(const BasicTensor& other, const char* what) const;
   static void check_count(std::size_t n, const Extents& e, const char* what) {
     if (n != e.size())
       throw shape_error(std::string(what) + ": " + std::to_string(n) + " values given for shape " + e.to_string() +

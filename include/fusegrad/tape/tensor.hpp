@@ -8,4 +8,5 @@
 #include <fusegrad/tape/fused.hpp>            // BasicTensor(expr), fused
 #include <fusegrad/tape/join.hpp>             // cat, stack, split, chunk of tensors
 #include <fusegrad/tape/taped.hpp>            // taped
+#include <fusegrad/tape/tensor_in_place.hpp>  // mutable_eigen(), sub_, add_, mul_, fill_
 #include <fusegrad/tape/tensor_methods.hpp>   // t[i], t.clone()
