@@ -32,6 +32,12 @@ struct Model {
   BOOST_HANA_DEFINE_STRUCT(Model, (std::vector<Block>, blocks), (std::array<nn::Linear, 2>, heads),
                            (fg::Tensor, frozen), (int, steps));
 };
+struct Scaled {
+  BOOST_HANA_DEFINE_STRUCT(Scaled, (fg::ScalarTensor, scale), (fg::Tensor, weight));
+};
+struct FloatModel {
+  BOOST_HANA_DEFINE_STRUCT(FloatModel, (fg::BasicTensor<float>, weight));
+};
 
 namespace {
 
@@ -109,6 +115,20 @@ TEST(Parameters, FoundByReflectionWithDottedNames) {
   model.blocks[1].scale = model.blocks[0].scale;  // shared
   EXPECT_EQ(nn::parameters(model).size(), 8u);
   EXPECT_EQ(nn::parameters(model)[2].impl(), model.blocks[0].scale.impl());
+}
+
+// A ScalarTensor is a tensor: a parameter when it requires grad. A model whose parameters hold float, asked for
+// double ones, says which type to ask for.
+TEST(Parameters, ScalarTensorsCountAndAnotherScalarTypeIsNamed) {
+  Scaled scaled{fg::ScalarTensor(2.0).requires_grad_(), fg::Tensor::ones({2}).requires_grad_()};
+  std::vector<std::string> names;
+  for (const auto& p : nn::named_parameters(scaled)) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"scale", "weight"}));
+  EXPECT_EQ(nn::parameters(scaled)[0].impl(), scaled.scale.impl());
+  FloatModel floats{fg::BasicTensor<float>::ones({2}).requires_grad_()};
+  EXPECT_EQ(nn::parameters<float>(floats).size(), 1u);
+  fg::test::expect_error<fg::value_error>([&] { (void)nn::parameters(floats); },
+                                          {"hold float", "fg::nn::parameters<float>(model)"});
 }
 
 // One step of Adam over a model's parameters: every one moves.
@@ -193,6 +213,23 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   expect_refused(corrupt, {"blocks.1.scale", "is not a number"});
   expect_refused(good.substr(0, good.size() - 10), {"cut short"});
   expect_refused(good + "more\n", {"text after the end line"});
+  std::string negative = good;
+  negative.replace(negative.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 -1 4");
+  expect_refused(negative, {"heads.1.weight", "extent \"-1\" is not a count"});
+  std::string huge = good;
+  huge.replace(huge.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 1152921504606846976 4");
+  expect_refused(huge, {"heads.1.weight", "holds more than"});
+}
+
+// A bare tensor is no model: the file names each parameter by its member's name.
+TEST_F(SaveLoad, ABareTensorIsRefused) {
+  fg::Tensor t = fg::Tensor::ones({2}).requires_grad_();
+  fg::test::expect_error<fg::value_error>([&] { nn::save(t, file); }, {"nn::save", "bare tensor", "struct"});
+  EXPECT_FALSE(std::filesystem::exists(file));
+  Scaled scaled{fg::ScalarTensor(2.0).requires_grad_(), t};
+  nn::save(scaled, file);
+  fg::test::expect_error<fg::value_error>([&] { nn::load(t, file); }, {"nn::load", "bare tensor", "struct"});
+  EXPECT_EQ(t.data()[0], 1.0);
 }
 
 // A float model's file holds floats: a value beyond float's range or between two floats is refused (converting it

@@ -135,6 +135,43 @@ TEST(CosineAnnealingLR, MatchesPyTorchPastItsPeriod) {
   expect_torch_steps(problem, opt, ref::adam_cosine_lr_p, ref::adam_cosine_lr_q, &schedule, ref::adam_cosine_lr_lr);
 }
 
+// A schedule anneals from the rate when the first schedule was made on the optimiser (PyTorch's initial_lr): after a
+// StepLR took the rate from 0.1 to 0.025, a CosineAnnealingLR comes back up to 0.05, not to 0.025. PyTorch 1.13's
+// rates.
+TEST(CosineAnnealingLR, AnnealsFromTheFirstSchedulesInitialRate) {
+  Problem problem;
+  optim::SGD opt({problem.p}, {.lr = 0.1});
+  optim::StepLR halve(opt, {.step_size = 1, .gamma = 0.5});
+  halve.step();
+  halve.step();
+  EXPECT_EQ(opt.initial_lr(), 0.1);
+  optim::CosineAnnealingLR cosine(opt, {.t_max = 4});
+  const double torch_lrs[] = {0.021338834764831845, 0.0125, 0.0036611652351681567, 0.0, 0.014644660940672622,
+                              0.05000000000000001};
+  for (const double expected : torch_lrs) {
+    cosine.step();
+    EXPECT_NEAR(opt.lr(), expected, 1e-17);
+  }
+}
+
+// A schedule's settings are checked when it is made; a step that fails changes neither the rate nor the epoch.
+TEST(Schedules, RefuseBadSettingsAndFailWithoutChangingAnything) {
+  Problem problem;
+  optim::SGD opt({problem.p}, {.lr = 0.1});
+  fg::test::expect_error<fg::value_error>([&] { optim::StepLR(opt, {.step_size = 2, .gamma = INFINITY}); },
+                                          {"StepLR", "gamma", "inf"});
+  fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {.t_max = 4, .eta_min = -0.05}); },
+                                          {"CosineAnnealingLR", "eta_min", ">= 0", "-0.05"});
+  fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {.t_max = 4, .eta_min = NAN}); },
+                                          {"CosineAnnealingLR", "eta_min", "nan"});
+  optim::StepLR grow(opt, {.step_size = 1, .gamma = 1e300});
+  grow.step();  // 1e299
+  fg::test::expect_error<fg::value_error>([&] { grow.step(); }, {"set_lr", "inf"});
+  EXPECT_EQ(grow.epoch(), 1);
+  EXPECT_EQ(opt.lr(), 0.1 * 1e300);
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.q}, {.lr = -1e-10}); }, {"not -1e-10"});
+}
+
 // A step records nothing and changes only the parameters: they stay leaves, the next forward
 // records and differentiates as before; a graph recorded before the step reads old values and
 // is refused, as in PyTorch.
@@ -179,6 +216,36 @@ TEST(Optimizer, FloatParametersFollowTheDoubleTrajectory) {
   }
   for (std::size_t i = 0; i < 6; ++i) EXPECT_NEAR(p.data()[i], ref::adam_p[4][i], 1e-5);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(q.data()[i], ref::adam_q[4][i], 1e-5);
+}
+
+// Float parameters against PyTorch's float32 steps. PyTorch rounds 1 - beta, computed in double, to float; computed in
+// float, 1 - 0.999f is 1.3e-5 off, which moves p by about 8e-6 relative over these steps. What remains is rounding
+// (PyTorch's fused multiply-adds, float sums in a different order): within 5e-7 relative.
+template <class Optimiser>
+void expect_torch_float_steps(const typename Optimiser::options_type& options, const double (&p_ref)[5][6],
+                              const double (&q_ref)[5][3]) {
+  Problem problem;
+  fg::BasicTensor<float> p = problem.p.to<float>().detach().requires_grad_();
+  fg::BasicTensor<float> q = problem.q.to<float>().detach().requires_grad_();
+  const fg::BasicConstTensor<float> k(problem.k.to<float>());
+  Optimiser opt({p, q}, options);
+  for (int step = 0; step < 5; ++step) {
+    opt.zero_grad();
+    fg::BasicTensor<float>(fg::sum(k * fg::square(p - 0.5f)) + fg::sum(fg::sin(q) * q)).backward();
+    opt.step();
+    for (std::size_t i = 0; i < 6; ++i)
+      EXPECT_NEAR(p.data()[i], p_ref[step][i], 5e-7 * std::max(1.0, std::abs(p_ref[step][i])))
+          << "p[" << i << "] after step " << step + 1;
+    for (std::size_t i = 0; i < 3; ++i)
+      EXPECT_NEAR(q.data()[i], q_ref[step][i], 5e-7 * std::max(1.0, std::abs(q_ref[step][i])))
+          << "q[" << i << "] after step " << step + 1;
+  }
+}
+TEST(Optimizer, FloatAdamMatchesPyTorchsFloat32Steps) {
+  expect_torch_float_steps<optim::BasicAdam<float>>({.lr = 0.1}, ref::adam_float32_p, ref::adam_float32_q);
+  expect_torch_float_steps<optim::BasicAdamW<float>>(
+      {.lr = 0.02, .beta1 = 0.7, .beta2 = 0.999, .weight_decay = 0.2, .amsgrad = true}, ref::adamw_amsgrad_float32_p,
+      ref::adamw_amsgrad_float32_q);
 }
 
 TEST(Optimizer, RefusesWhatItCannotOptimise) {

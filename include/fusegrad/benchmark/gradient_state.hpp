@@ -6,7 +6,6 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <limits>
 #include <span>
 #include <string>
@@ -17,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/fusegrad.hpp>  // the functions timed are written with all of it
 
 namespace fusegrad::detail {
@@ -177,12 +177,6 @@ class gradient_benchmark_state {
   }();
   BasicTensor<T> last_value_;
 };
-
-inline std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", v);
-  return text;
-}
 
 // Throws unless `got` agrees with `want` for every Var to rtol relative to the largest magnitude
 // of either (the function's own scale, however small), naming the variant, the input and the

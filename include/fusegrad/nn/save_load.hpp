@@ -25,6 +25,7 @@
 #include <fusegrad/nn/parameters.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor_in_place.hpp>
 
 namespace fusegrad::nn {
 
@@ -59,6 +60,10 @@ void save(const Model& model, const std::filesystem::path& path) {
     throw value_error(
         "fusegrad::nn::save: the model has no parameters (tensors that require grad) to save; are its "
         "members declared with BOOST_HANA_DEFINE_STRUCT?");
+  if (parameters.front().name.empty())
+    throw value_error(
+        "fusegrad::nn::save: the model is a bare tensor, and the file names each parameter; save a struct that holds "
+        "it (its member's name names it)");
   std::ostringstream out;
   out << detail::parameters_header << "\n";
   for (const NamedParameter<T>& p : parameters) {
@@ -105,12 +110,21 @@ void load(Model& model, const std::filesystem::path& path) {
     if (!(head >> name >> p.scalar >> rank) || rank > 8)
       throw value_error(where + ": line " + std::to_string(line_number) + " is not \"<name> <type> <rank> <extents>\"");
     std::vector<std::size_t> extents(rank);
-    for (std::size_t& e : extents)
-      if (!(head >> e)) throw value_error(where + ": parameter " + name + ": its extents are cut short");
+    for (std::size_t& e : extents) {
+      std::string token;
+      if (!(head >> token)) throw value_error(where + ": parameter " + name + ": its extents are cut short");
+      const auto read = std::from_chars(token.data(), token.data() + token.size(), e);  // no sign: "-1" fails
+      if (read.ec != std::errc() || read.ptr != token.data() + token.size())
+        throw value_error(where + ": parameter " + name + ": extent \"" + token + "\" is not a count");
+    }
     if (std::string extra; head >> extra)
       throw value_error(where + ": parameter " + name + ": \"" + extra + "\" after its " + std::to_string(rank) +
                         " extents");
-    p.extents = Extents(std::span<const std::size_t>(extents));
+    try {
+      p.extents = Extents(std::span<const std::size_t>(extents));
+    } catch (const shape_error& e) {  // more elements than memory holds
+      throw value_error(where + ": parameter " + name + ": " + e.what());
+    }
     std::string values_line;
     if (!std::getline(file, values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
     std::istringstream values(values_line);
@@ -128,6 +142,9 @@ void load(Model& model, const std::filesystem::path& path) {
   }
   if (!ended) throw value_error(where + ": the file is cut short (it has no end line)");
   std::vector<NamedParameter<T>> targets = named_parameters<T>(model);
+  if (!targets.empty() && targets.front().name.empty())
+    throw value_error(where + ": the model is a bare tensor, and the file names each parameter; load into a struct " +
+                      "that holds it (its member's name names it)");
   for (const NamedParameter<T>& target : targets) {
     const auto it = stored.find(target.name);
     if (it == stored.end()) throw value_error(where + ": parameter " + target.name + " is not in the file");

@@ -88,8 +88,9 @@ class BasicAdamFamily final : public Optimizer<T> {
     moments& s = state_[k];
     ++s.steps;
     const double lr = this->lr();
-    const T beta1 = T(options_.beta1), beta2 = T(options_.beta2), eps = T(options_.eps),
-            sign = options_.maximize ? T(-1) : T(1);
+    // 1 - beta is computed in double, then rounded, as PyTorch does (in float, 1 - 0.999f is 0.0009999871).
+    const T beta1 = T(options_.beta1), beta2 = T(options_.beta2), eps = T(options_.eps), rest1 = T(1 - options_.beta1),
+            rest2 = T(1 - options_.beta2), sign = options_.maximize ? T(-1) : T(1);
     const T weight_decay = T(options_.weight_decay), shrink = T(1 - lr * options_.weight_decay);
     const T step_size = T(lr / (1 - std::pow(options_.beta1, double(s.steps))));
     const T correction2_sqrt = T(std::sqrt(1 - std::pow(options_.beta2, double(s.steps))));
@@ -99,8 +100,8 @@ class BasicAdamFamily final : public Optimizer<T> {
       auto v = s.v.segment(at, n);
       // d, the gradient the moments follow, is an expression: read where it is used, all in L1.
       const auto moments_and_step = [&](const auto& d) {
-        m = beta1 * m + (1 - beta1) * d;
-        v = beta2 * v + ((1 - beta2) * d) * d;
+        m = beta1 * m + rest1 * d;
+        v = beta2 * v + (rest2 * d) * d;
         if (options_.amsgrad) {
           auto v_max = s.v_max.segment(at, n);
           v_max = v_max.max(v);

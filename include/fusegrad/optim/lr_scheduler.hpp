@@ -7,6 +7,7 @@
 #include <string>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/optim/optimizer.hpp>
 
 namespace fusegrad::optim {
@@ -22,12 +23,17 @@ template <std::floating_point T>
 class BasicStepLR {
  public:
   BasicStepLR(Optimizer<T>& optimizer, const StepLROptions& options) : optimizer_(optimizer), options_(options) {
-    detail::require(options.step_size > 0, "fusegrad::optim::StepLR: step_size must be > 0");
-    detail::require(options.gamma >= 0, "fusegrad::optim::StepLR: gamma must be >= 0");
+    detail::require(options.step_size > 0,
+                    "fusegrad::optim::StepLR: step_size must be > 0, not " + std::to_string(options.step_size));
+    detail::require(
+        std::isfinite(options.gamma) && options.gamma >= 0,
+        "fusegrad::optim::StepLR: gamma must be a number >= 0, not " + fusegrad::detail::number_text(options.gamma));
+    (void)optimizer.initial_lr();  // as PyTorch's schedules do: a later CosineAnnealingLR anneals from it
   }
+  /// Ends an epoch. A step that fails (a rate past the largest double) changes neither the rate nor the epoch.
   void step() {
+    if ((epoch_ + 1) % options_.step_size == 0) optimizer_.set_lr(optimizer_.lr() * options_.gamma);
     ++epoch_;
-    if (epoch_ % options_.step_size == 0) optimizer_.set_lr(optimizer_.lr() * options_.gamma);
   }
   [[nodiscard]] long epoch() const noexcept { return epoch_; }
 
@@ -37,9 +43,9 @@ class BasicStepLR {
   long epoch_ = 0;
 };
 
-/// Anneals the learning rate from the optimiser's rate when the schedule is made down to eta_min along a cosine over
-/// t_max epochs, and back up over the next t_max (PyTorch's CosineAnnealingLR, whose recursive form it follows step for
-/// step: it also follows a rate another schedule changed).
+/// Anneals the learning rate from the optimiser's initial_lr() (its rate when the first schedule was made on it) down
+/// to eta_min along a cosine over t_max epochs, and back up over the next t_max (PyTorch's CosineAnnealingLR, whose
+/// recursive form it follows step for step: it also follows a rate another schedule changed).
 ///   fg::optim::CosineAnnealingLR schedule(opt, {.t_max = 100});
 struct CosineAnnealingLROptions {
   long t_max = 0;
@@ -49,25 +55,32 @@ template <std::floating_point T>
 class BasicCosineAnnealingLR {
  public:
   BasicCosineAnnealingLR(Optimizer<T>& optimizer, const CosineAnnealingLROptions& options)
-      : optimizer_(optimizer), options_(options), base_lr_(optimizer.lr()) {
-    detail::require(options.t_max > 0, "fusegrad::optim::CosineAnnealingLR: t_max must be > 0");
+      : optimizer_(optimizer), options_(options), base_lr_(optimizer.initial_lr()) {
+    detail::require(options.t_max > 0,
+                    "fusegrad::optim::CosineAnnealingLR: t_max must be > 0, not " + std::to_string(options.t_max));
+    // PyTorch accepts a negative eta_min and then steps uphill; an optimiser's rate here is a number >= 0.
+    detail::require(std::isfinite(options.eta_min) && options.eta_min >= 0,
+                    "fusegrad::optim::CosineAnnealingLR: eta_min must be a number >= 0, not " +
+                        fusegrad::detail::number_text(options.eta_min));
   }
+  /// Ends an epoch. A step that fails changes neither the rate nor the epoch.
   void step() {
-    ++epoch_;
-    const double pi = std::numbers::pi, t_max = double(options_.t_max), e = double(epoch_);
+    const long epoch = epoch_ + 1;
+    const double pi = std::numbers::pi, t_max = double(options_.t_max), e = double(epoch);
     const double lr = optimizer_.lr(), base = base_lr_, eta_min = options_.eta_min;
-    if ((epoch_ - 1 - options_.t_max) % (2 * options_.t_max) == 0)
+    if ((epoch - 1 - options_.t_max) % (2 * options_.t_max) == 0)
       optimizer_.set_lr(lr + (base - eta_min) * (1 - std::cos(pi / t_max)) / 2);
     else
       optimizer_.set_lr((1 + std::cos(pi * e / t_max)) / (1 + std::cos(pi * (e - 1) / t_max)) * (lr - eta_min) +
                         eta_min);
+    epoch_ = epoch;
   }
   [[nodiscard]] long epoch() const noexcept { return epoch_; }
 
  private:
   Optimizer<T>& optimizer_;
   CosineAnnealingLROptions options_;
-  double base_lr_;  // the optimiser's rate when the schedule was made
+  double base_lr_;  // the optimiser's initial_lr()
   long epoch_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
@@ -48,7 +50,8 @@ class Optimizer {
     detail::require(!parameters_.empty(), std::string("fusegrad::optim::") + name_ + ": the parameter list is empty");
     detail::require(std::isfinite(lr) && lr >= 0,
                     std::string("fusegrad::optim::") + name_ +
-                        ": the learning rate must be a number >= 0 (set .lr = ...), not " + std::to_string(lr));
+                        ": the learning rate must be a number >= 0 (set .lr = ...), not " +
+                        fusegrad::detail::number_text(lr));
     for (std::size_t k = 0; k < parameters_.size(); ++k) {
       const BasicTensor<T>& p = parameters_[k];
       const std::string which = std::string("fusegrad::optim::") + name_ + ": parameter " + std::to_string(k);
@@ -93,9 +96,16 @@ class Optimizer {
   [[nodiscard]] double lr() const noexcept { return lr_; }
   /// Sets the learning rate (what a schedule does).
   void set_lr(double lr) {
-    detail::require(std::isfinite(lr) && lr >= 0,
-                    std::string("fusegrad::optim::") + name_ + "::set_lr: the learning rate must be a number >= 0");
+    detail::require(std::isfinite(lr) && lr >= 0, std::string("fusegrad::optim::") + name_ +
+                                                      "::set_lr: the learning rate must be a number >= 0, not " +
+                                                      fusegrad::detail::number_text(lr));
     lr_ = lr;
+  }
+  /// The rate when the first schedule was made on this optimiser (PyTorch's initial_lr), which every schedule made on
+  /// it anneals from. A schedule calls it when it is made; the first call records the rate of that moment.
+  double initial_lr() {
+    if (!initial_lr_) initial_lr_ = lr_;
+    return *initial_lr_;
   }
   [[nodiscard]] const std::vector<BasicTensor<T>>& parameters() const noexcept { return parameters_; }
 
@@ -111,6 +121,7 @@ class Optimizer {
   std::vector<BasicTensor<T>> parameters_;
   double lr_;
   const char* name_;
+  std::optional<double> initial_lr_;  // recorded by the first schedule made on it
 };
 
 }  // namespace fusegrad::optim

@@ -58,7 +58,8 @@ class BasicSGD final : public Optimizer<T> {
   }
 
   void update(std::size_t k, values p, gradient g) override {
-    const T lr = T(this->lr()), momentum = T(options_.momentum), dampening = T(options_.dampening),
+    // 1 - dampening is computed in double, then rounded, as PyTorch does.
+    const T lr = T(this->lr()), momentum = T(options_.momentum), undamped = T(1 - options_.dampening),
             weight_decay = T(options_.weight_decay), sign = options_.maximize ? T(-1) : T(1);
     const bool first = !started_[k];
     started_[k] = true;
@@ -75,7 +76,7 @@ class BasicSGD final : public Optimizer<T> {
         if (first)
           b = d;
         else
-          b = momentum * b + (1 - dampening) * d;
+          b = momentum * b + undamped * d;
         if (options_.nesterov)
           x -= lr * (d + momentum * b);
         else

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes torch_reference.hpp: five steps of each optimiser configuration from PyTorch (CPU, float64).
+"""Writes torch_reference.hpp: five steps of each optimiser configuration from PyTorch (CPU, float64, and float32 for
+the cases named *_float32).
 
 Run with Debian's python3-torch: /usr/bin/python3 tests/data/optim/make_reference.py
 Every case starts from the same two parameters, p (2x3) and q (3), minimises
@@ -41,18 +42,24 @@ CASES = [
      lambda opt: torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)),
     ("adam_cosine_lr", lambda ps: torch.optim.Adam(ps, lr=0.1),
      lambda opt: torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_min=0.01)),
+    # float32 parameters: PyTorch rounds 1 - beta, computed in double, to float (1 - 0.999 is 0.001 in float, where
+    # 1 - 0.999f is 0.0009999871).
+    ("adam_float32", lambda ps: torch.optim.Adam(ps, lr=0.1), None),
+    ("adamw_amsgrad_float32",
+     lambda ps: torch.optim.AdamW(ps, lr=0.02, betas=(0.7, 0.999), weight_decay=0.2, amsgrad=True), None),
 ]
 
 
-def run(make_optimiser, make_schedule):
-    p = torch.tensor(P0, requires_grad=True)
-    q = torch.tensor(Q0, requires_grad=True)
+def run(make_optimiser, make_schedule, dtype):
+    p = torch.tensor(P0, dtype=dtype, requires_grad=True)
+    q = torch.tensor(Q0, dtype=dtype, requires_grad=True)
+    k = K.to(dtype)
     opt = make_optimiser([p, q])
     schedule = make_schedule(opt) if make_schedule else None
     ps, qs, lrs = [], [], []
     for _ in range(STEPS):
         opt.zero_grad()
-        loss = (K * (p - 0.5) ** 2).sum() + (torch.sin(q) * q).sum()
+        loss = (k * (p - 0.5) ** 2).sum() + (torch.sin(q) * q).sum()
         loss.backward()
         opt.step()
         if schedule:
@@ -75,7 +82,7 @@ body = [
     "",
 ]
 for name, make_optimiser, make_schedule in CASES:
-    ps, qs, lrs = run(make_optimiser, make_schedule)
+    ps, qs, lrs = run(make_optimiser, make_schedule, torch.float32 if name.endswith("_float32") else torch.float64)
     body.append(f"inline constexpr double {name}_p[{STEPS}][6] = {{{rows(ps)}}};")
     body.append(f"inline constexpr double {name}_q[{STEPS}][3] = {{{rows(qs)}}};")
     if lrs:
