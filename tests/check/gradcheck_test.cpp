@@ -173,6 +173,48 @@ TEST(Gradcheck, TensorsAndTheirGradientsAreLeftAsTheyWere) {
   EXPECT_FALSE(data.grad().defined());
 }
 
+// Tensors that fn captures keep their gradients and their graphs: the check takes its gradients with fg::grad, as
+// torch.autograd.gradcheck does, not with backward(), which would add to w's gradient and free h's nodes.
+TEST(Gradcheck, CapturedTensorsKeepTheirGradientsAndGraphs) {
+  const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0}, {3});
+  fg::Tensor w = fg::Tensor::from({1.0, 2.0, 3.0}, {3}).requires_grad_();
+  const fg::Tensor h = fg::taped(fg::exp(w) * 2.0);
+  EXPECT_TRUE(fg::testing::gradcheck([&](const fg::Tensor& v) { return fg::sum(v * w + v * h); }, x));
+  EXPECT_FALSE(w.grad().defined());
+  fg::Tensor(fg::sum(h)).backward();  // h's graph is whole: d/dw sum(2 exp(w)) = 2 exp(w)
+  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(w.grad().data()[i], 2.0 * std::exp(w.data()[i]));
+}
+
+// The same input given twice is two inputs, each with its own partial derivatives, in both layers:
+// d/da sum(a * a * b) = 2ab and d/db = a^2 at a = b = x.
+TEST(Gradcheck, AnInputGivenTwiceIsTwoInputs) {
+  const auto f = [](const auto& a, const auto& b) { return fg::sum(a * a * b); };
+  const fg::Var<double, fg::Shape<2>> x{0.5, 1.5};
+  EXPECT_TRUE(fg::testing::gradcheck(f, x, x));
+  const fg::Tensor t = fg::Tensor::from({0.5, 1.5}, {2});
+  EXPECT_TRUE(fg::testing::gradcheck(f, t, t));
+}
+
+// A NaN fails, even against a NaN reference, as in torch.autograd.gradcheck: sqrt of a negative value.
+TEST(Gradcheck, ANanGradientFails) {
+  const fg::Var<double, fg::Shape<2>> x{-1.0, 4.0};
+  const fg::GradcheckReport report =
+      fg::gradcheck([](const auto& v) { return fg::sum(fg::sqrt(v)); }, x, fg::GradcheckOptions{.complex_step = false});
+  EXPECT_FALSE(report);
+  EXPECT_EQ(report.worst_index, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(std::isnan(report.worst_analytic));
+}
+
+// A central-difference step of 0, or one that rounds away, is refused: it would divide 0 by 0.
+TEST(Gradcheck, AnEpsThatMovesNothingIsRefused) {
+  const fg::Var<double, fg::Shape<2>> x{0.5, 1.5};
+  const auto f = [](const auto& v) { return fg::sum(fg::sin(v)); };
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, x, fg::GradcheckOptions{.eps = 0}); },
+                                          {"eps must be a number > 0", "not 0"});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, x, fg::GradcheckOptions{.eps = 1e-300}); },
+                                          {"eps = 1e-300", "larger eps"});
+}
+
 // sqrt'(0) is infinite; the complex step gives a large finite number (1 / sqrt(2h)). A gradient
 // that is not finite matches only the same non-finite reference, so this fails, at x = 0.
 TEST(Gradcheck, AnInfiniteGradientFailsAgainstAFiniteReference) {

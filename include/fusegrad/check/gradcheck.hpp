@@ -136,7 +136,10 @@ GradcheckReport gradcheck_vars(const GradcheckOptions& options, F&& fn, const Va
   static_assert(expr_type::static_shape::rank == 0,
                 "fusegrad::gradcheck(fn, vars...): fn must return a scalar expression (reduce it: fg::sum, fg::mean)");
 
-  auto analytic = value_and_grad(fn(vars...), vars...);
+  // On copies, as the references and the tape's check: the same Var given twice is two inputs, each with its own
+  // partial derivatives (given twice to value_and_grad, it would get the total in both places).
+  const auto own = std::make_tuple(var_copy<T>(vars)...);
+  auto analytic = std::apply([&](const auto&... v) { return value_and_grad(fn(v...), v...); }, own);
   std::vector<checked_input> inputs(sizeof...(Vars));
 
   auto doubles = std::make_tuple(var_copy<double>(vars)...);
@@ -212,12 +215,17 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
           out.shape().to_string() + ". Reduce it: fg::sum, fg::mean");
     if (out.impl()->grad_fn) non_analytic = first_non_analytic_node(*out.impl());
     analytic_graph = non_analytic.empty();
-    if (out.requires_grad()) out.backward();
+    // fg::grad, not backward(): the tensors fn captures keep their gradients and their graphs, as with
+    // torch.autograd.gradcheck.
+    std::vector<BasicTensor<T>> grads(count);
+    if (out.requires_grad())
+      grads =
+          fusegrad::grad(out, std::apply([](const auto&... c) { return std::vector<BasicTensor<T>>{c...}; }, copies),
+                         {.retain_graph = true, .allow_unused = true});
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((inputs[K].extents = std::get<K>(copies).shape(),
-        inputs[K].analytic = std::get<K>(copies).grad().defined()
-                                 ? flat_gradient(std::get<K>(copies).grad(), std::get<K>(copies).numel())
-                                 : std::vector<double>(std::get<K>(copies).numel(), 0.0)),
+        inputs[K].analytic = grads[K].defined() ? flat_gradient(grads[K], std::get<K>(copies).numel())
+                                                : std::vector<double>(std::get<K>(copies).numel(), 0.0)),
        ...);
     }
     (std::make_index_sequence<count>{});
@@ -301,9 +309,9 @@ template <class F, class First, class... More>
 /// run it in double and in std::complex<double>; a fn that takes only real inputs, or uses an
 /// op that is not analytic (abs, relu, maximum, minimum, max, softplus, log_sigmoid), is
 /// checked against central differences, and the report says why. A generic fn of Tensors that
-/// records a tensor (fg::taped, `fg::Tensor t = ...`) is compiled for complex tensors too,
-/// since whether its graph is analytic is known only when it runs; if it uses one of those ops
-/// it declares its parameters `const fg::Tensor&` (an expression it returns unrecorded is
+/// records a tensor (fg::taped(...), or a tensor of its arguments' own type) is compiled for complex tensors too,
+/// since whether its graph is analytic is known only when it runs; if it uses one of those ops, or names fg::Tensor
+/// (which holds double), it declares its parameters `const fg::Tensor&` (an expression it returns unrecorded is
 /// judged at compile time, and needs no such care).
 /// Example: examples/gradcheck.cpp.
 template <class F, class... Args>

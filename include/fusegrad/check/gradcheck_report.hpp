@@ -100,10 +100,10 @@ inline GradcheckReport judge(const std::vector<checked_input>& inputs, bool use_
     const std::vector<double>& reference = use_complex_step ? in.complex_step : in.central;
     for (std::size_t j = 0; j < in.analytic.size(); ++j) {
       const double a = in.analytic[j], ref = reference[j];
-      // Where either is not finite, they agree only when they are the same (NaN and NaN
-      // included); otherwise the error is infinite and the element fails.
+      // Where either is not finite, they agree only when they are the same infinity; otherwise the error is infinite
+      // and the element fails. A NaN fails, as in torch.autograd.gradcheck (allclose without equal_nan).
       const bool finite = std::isfinite(a) && std::isfinite(ref);
-      const bool same = a == ref || (std::isnan(a) && std::isnan(ref));
+      const bool same = a == ref;
       const double err = finite ? std::abs(a - ref) : same ? 0.0 : INFINITY;
       const double tolerance = atol + rtol * (std::isfinite(ref) ? std::abs(ref) : 0.0);
       ++r.elements;
