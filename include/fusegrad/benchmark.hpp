@@ -54,24 +54,19 @@ class GradientBenchmarks {
   /// Adds `handwritten`, the gradient written by hand, as the variant "handwritten". It is called as
   /// `handwritten(inputs..., gradients...)`: every input as a flat Eigen array of its values
   /// (row-major), then one writable flat array per Var to fill with that Var's gradient; it returns
-  /// the function's value. Throws fusegrad::value_error, registering nothing, when its value or a
-  /// gradient differs from fusegrad's.
+  /// the function's value. Throws fusegrad::value_error when its value or a gradient differs from
+  /// fusegrad's, registering no "handwritten" variant (the three above are registered already).
   template <class H>
   GradientBenchmarks& handwritten(H handwritten) {
     const auto [value, gradients] = state_->fused_gradients();
     const T got = state_->call_handwritten(handwritten);
     const double rtol = detail::gradient_rtol<T>;
-    const double scale =
-        std::max({double(std::numeric_limits<T>::min()), std::abs(double(got)), std::abs(double(value))});
-    if (!(std::abs(double(got) - double(value)) <= rtol * scale))
-      throw value_error("fusegrad::register_gradient_benchmarks(\"" + state_->name() +
-                        "\"): the hand-written function returned " + detail::number_text(got) + ", fusegrad computes " +
-                        detail::number_text(value) + "; it must return the function's value");
+    detail::require_same_value(state_->name(), "hand-written", "fused", got, value, rtol);
     detail::require_same_gradients(state_->name(), "hand-written", "fused", state_->handwritten_gradients(), gradients,
                                    state_type::vars, rtol);
     register_variant("handwritten", [handwritten](state_type& s, benchmark::State& timing) mutable {
       for (auto _ : timing) {
-        const T v = s.call_handwritten(handwritten);
+        T v = s.call_handwritten(handwritten);  // not const: Google Benchmark 1.8 deprecates DoNotOptimize(const T&)
         benchmark::DoNotOptimize(v);
         benchmark::ClobberMemory();
       }
@@ -84,7 +79,7 @@ class GradientBenchmarks {
   /// variants share their inputs' state; nor Args: the size is the inputs'.
   template <class Setting>
   GradientBenchmarks& apply(Setting setting) {
-    for (benchmark::internal::Benchmark* b : registered_) setting(b);
+    for (registered_benchmark b : registered_) setting(b);
     return *this;
   }
 
@@ -101,10 +96,12 @@ class GradientBenchmarks {
         [](const auto&... part) {
           (
               [&] {
-                if constexpr (requires { part.data(); })
+                if constexpr (requires { part.data(); }) {
                   benchmark::DoNotOptimize(part.data());
-                else
-                  benchmark::DoNotOptimize(part);
+                } else {
+                  auto value = part;  // a copy that may change: see above
+                  benchmark::DoNotOptimize(value);
+                }
               }(),
               ...);
         },
@@ -112,8 +109,11 @@ class GradientBenchmarks {
     benchmark::ClobberMemory();
   }
 
+  // What RegisterBenchmark returns: benchmark::internal::Benchmark*, named benchmark::Benchmark* from Google Benchmark
+  // 1.9 on (which deprecates the old name).
+  using registered_benchmark = decltype(benchmark::RegisterBenchmark("", [](benchmark::State&) {}));
   std::shared_ptr<state_type> state_;
-  std::vector<benchmark::internal::Benchmark*> registered_;
+  std::vector<registered_benchmark> registered_;
 };
 
 namespace detail {
@@ -143,10 +143,13 @@ auto register_checked_gradient_benchmarks(std::string name, F fn, const Inputs&.
   if constexpr (one_scalar_type && some_var && takes_leaves && takes_tensors) {
     auto state = std::make_shared<state_type>(std::move(name), std::move(fn), inputs...);
     const double rtol = gradient_rtol<T>;
-    const auto fused = state->fused_gradients().second;
+    const auto [fused_value, fused] = state->fused_gradients();
     state->tape(true);
     const auto taped = state->tape_gradients();
+    const T taped_value = state->last_value().item();
     state->tape(false);
+    require_same_value(state->name(), "tape_fused", "taped", state->last_value().item(), taped_value, rtol);
+    require_same_value(state->name(), "fused", "taped", fused_value, taped_value, rtol);
     require_same_gradients(state->name(), "tape_fused", "taped", state->tape_gradients(), taped, state_type::vars,
                            rtol);
     require_same_gradients(state->name(), "fused", "taped", fused, taped, state_type::vars, rtol);
@@ -166,7 +169,7 @@ auto register_checked_gradient_benchmarks(std::string name, F fn, const Inputs&.
 /// returning one value. The inputs are fg::Var (their gradients are taken) and fg::Const (data)
 /// that own their values; they are copied, and so are `fn` and a hand-written gradient, which run
 /// when the benchmarks do: what they capture by reference must live as long. Before registering, the
-/// three variants' gradients are compared: a difference throws fusegrad::value_error. Add
+/// three variants' values and gradients are compared: a difference throws fusegrad::value_error. Add
 /// `.handwritten(...)` to compare with a gradient written by hand. Returns a GradientBenchmarks.
 /// Example: examples/fused_vs_taped.cpp.
 template <class F, class... Inputs>

@@ -2,6 +2,7 @@
 // the gradients it refuses, and the summary run_gradient_benchmarks prints.
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -83,8 +84,47 @@ TEST(GradientBenchmarks, RefusesAHandWrittenFunctionWithAnotherValue) {
     benchmarks.handwritten(weighted_by_hand(-1, 0.5));
     FAIL() << "a value off by 0.5 was accepted";
   } catch (const fg::value_error& e) {
-    EXPECT_NE(std::string(e.what()).find("returned 16.25, fusegrad computes 15.75"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the hand-written value is 16.25, the fused one 15.75"), std::string::npos)
+        << e.what();
   }
+}
+
+// The variants must compute the same function: a fn that adds 1000 on tensors only is refused, naming the values.
+TEST(GradientBenchmarks, RefusesVariantsWithDifferentValues) {
+  const auto differs = [](const auto& x, const auto& w) {
+    if constexpr (fg::detail::is_tensor_v<std::remove_cvref_t<decltype(w)>>)
+      return fg::Tensor(fg::sum(x * w) + 1000.0);
+    else
+      return fg::sum(x * w);
+  };
+  try {
+    (void)fg::register_gradient_benchmarks("refuses_variant_value", differs, data(), weights());
+    FAIL() << "variants with different values were accepted";
+  } catch (const fg::value_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the fused value is 4.5, the taped one 1004.5"), std::string::npos)
+        << e.what();
+  }
+}
+
+// run_gradient_benchmarks reads --benchmark_format and --benchmark_color as Google Benchmark does: JSON or CSV leave
+// its own output alone, and colour follows the flag (auto: a terminal).
+TEST(GradientBenchmarks, ReadsTheFormatAndColourFlags) {
+  std::string program = "bench", format = "--benchmark_format=json", colour = "--benchmark_color=false";
+  char* argv[] = {program.data(), format.data(), colour.data()};
+  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_format"), "json");
+  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_color"), "false");
+  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_filter"), "");
+  EXPECT_FALSE(fg::detail::console_colour("false"));
+  EXPECT_FALSE(fg::detail::console_colour("no"));
+  EXPECT_TRUE(fg::detail::console_colour("true"));
+  EXPECT_TRUE(fg::detail::console_colour("yes"));
+}
+
+// Variants that agree exactly agree, infinities and NaNs included: sqrt's gradient at 0 is infinite in each.
+TEST(GradientBenchmarks, AgreeingInfinitiesAreAgreement) {
+  const fg::Var<double, fg::Shape<3>> v{0.0, 1.0, 4.0};
+  EXPECT_NO_THROW((void)fg::register_gradient_benchmarks(
+      "sqrt_at_zero", [](const auto& x) { return fg::sum(fg::sqrt(x)); }, v));
 }
 
 TEST(GradientBenchmarks, RefusesAWrongGradientWhateverItsScale) {

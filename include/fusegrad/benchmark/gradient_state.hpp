@@ -178,7 +178,23 @@ class gradient_benchmark_state {
   BasicTensor<T> last_value_;
 };
 
-// Throws unless `got` agrees with `want` for every Var to rtol relative to the largest magnitude
+// Whether two variants' results agree to rtol relative to `scale`: equal (the same infinity, or NaN in both) or close.
+inline bool agree(double got, double want, double rtol, double scale) {
+  return got == want || (std::isnan(got) && std::isnan(want)) || std::abs(got - want) <= rtol * scale;
+}
+
+// Throws unless `got`, a variant's value, agrees with `want`, the reference's, to rtol relative to the larger.
+template <class T>
+void require_same_value(const std::string& name, const char* variant, const char* reference, T got, T want,
+                        double rtol) {
+  const double scale = std::max({double(std::numeric_limits<T>::min()), std::abs(double(got)), std::abs(double(want))});
+  if (!agree(double(got), double(want), rtol, scale))
+    throw value_error("fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " value is " +
+                      number_text(double(got)) + ", the " + reference + " one " + number_text(double(want)) +
+                      "; every variant must compute the same function");
+}
+
+// Throws unless `got` agrees with `want` for every Var to rtol relative to the largest finite magnitude
 // of either (the function's own scale, however small), naming the variant, the input and the
 // first element that differs.
 template <class T, std::size_t N>
@@ -193,10 +209,10 @@ void require_same_gradients(const std::string& name, const char* variant, const 
                         " values, the " + reference + " one " + std::to_string(want[k].size()));
     double scale = std::numeric_limits<T>::min();
     for (std::size_t j = 0; j < want[k].size(); ++j)
-      scale = std::max({scale, double(std::abs(want[k][j])), double(std::abs(got[k][j]))});
+      for (const T v : {want[k][j], got[k][j]})
+        if (std::isfinite(v)) scale = std::max(scale, double(std::abs(v)));
     for (std::size_t j = 0; j < want[k].size(); ++j) {
-      const double difference = std::abs(double(got[k][j]) - double(want[k][j]));
-      if (difference <= rtol * scale) continue;
+      if (agree(double(got[k][j]), double(want[k][j]), rtol, scale)) continue;
       throw value_error(where + std::to_string(positions[k]) + " differs from the " + reference + " one at element " +
                         std::to_string(j) + ": " + number_text(got[k][j]) + " against " + number_text(want[k][j]) +
                         " (allowed: " + number_text(rtol * scale) + ", " + number_text(rtol) +

@@ -27,12 +27,12 @@ inline std::vector<std::string>& gradient_benchmark_names() {
 // register_gradient_benchmarks one line of its variants' CPU times and ratios.
 class gradient_ratio_reporter : public benchmark::ConsoleReporter {
  public:
-  gradient_ratio_reporter() : ConsoleReporter(colour_if_terminal()) {}
+  explicit gradient_ratio_reporter(bool colour) : ConsoleReporter(colour ? OO_ColorTabular : OO_Tabular) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       const bool usable = run.run_type == Run::RT_Aggregate ? run.aggregate_name == "median" : run.repetitions <= 1;
-      if (usable && !run.error_occurred)
+      if (usable && !failed(run))
         cpu_ns_[run.run_name.function_name] =
             run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
     }
@@ -62,11 +62,13 @@ class gradient_ratio_reporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  static OutputOptions colour_if_terminal() {
-#if __has_include(<unistd.h>)
-    if (isatty(fileno(stdout))) return OO_ColorTabular;
-#endif
-    return OO_Tabular;
+  // Google Benchmark 1.8 replaced Run::error_occurred with Run::skipped (an error, or a skip the benchmark asked for).
+  template <class R>
+  static bool failed(const R& run) {
+    if constexpr (requires { run.skipped; })
+      return run.skipped != decltype(run.skipped){};
+    else
+      return run.error_occurred;
   }
   static std::string readable(double ns) {
     char text[32];
@@ -79,17 +81,44 @@ class gradient_ratio_reporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> cpu_ns_;
 };
 
+// The value of --<name>=<value> on the command line, or "" (Google Benchmark keeps the flags it reads to itself).
+inline std::string command_line_flag(int argc, char** argv, const std::string& name) {
+  const std::string prefix = "--" + name + "=";
+  std::string value;
+  for (int k = 1; k < argc; ++k)
+    if (const std::string argument = argv[k]; argument.rfind(prefix, 0) == 0) value = argument.substr(prefix.size());
+  return value;
+}
+
+// Colour as --benchmark_color says (Google Benchmark's words), on a terminal when it says auto or nothing.
+inline bool console_colour(const std::string& flag) {
+  if (flag == "true" || flag == "yes" || flag == "1") return true;
+  if (!flag.empty() && flag != "auto") return false;
+#if __has_include(<unistd.h>)
+  return isatty(fileno(stdout)) != 0;
+#else
+  return false;
+#endif
+}
+
 }  // namespace detail
 
 /// Runs the registered benchmarks (Google Benchmark's command line flags apply: --benchmark_filter,
-/// --benchmark_repetitions, --benchmark_out=FILE for JSON, ...), printing its console table and
+/// --benchmark_repetitions, --benchmark_out=FILE for JSON, --benchmark_color ...), printing its console table and
 /// then, per function registered with register_gradient_benchmarks, the variants' times and ratios
-/// (the median's, with repetitions). A main() for such a program.
+/// (the median's, with repetitions). With --benchmark_format=json or csv, Google Benchmark's own output alone. A
+/// main() for such a program.
 inline int run_gradient_benchmarks(int argc, char** argv) {
+  const std::string format = detail::command_line_flag(argc, argv, "benchmark_format");
+  const std::string colour = detail::command_line_flag(argc, argv, "benchmark_color");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  detail::gradient_ratio_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (format.empty() || format == "console") {
+    detail::gradient_ratio_reporter reporter(detail::console_colour(colour));
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   return 0;
 }
