@@ -2,6 +2,7 @@
 // (tests/data/losses/), recorded as a fused node, taped, and in the static layer; and what the losses refuse.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -132,6 +133,18 @@ TEST(Losses, CrossEntropyMatchesPyTorchAtLogitsOfAThousand) {
       {ref::cross_entropy_none_value, ref::cross_entropy_none_upstream, ref::cross_entropy_none_grad});
   expect_static_figures([](const auto& x) { return nn::cross_entropy_loss(x, classes); }, ref::logits,
                         ref::cross_entropy_mean_value[0], ref::cross_entropy_mean_grad);
+}
+
+// No rows: the summed loss is +0, as PyTorch's (1 / loss is +inf), and the mean NaN.
+TEST(Losses, NoRowsSumToPlusZero) {
+  const fg::Tensor scores = fg::Tensor::zeros({0, 3}).requires_grad_();
+  const fg::Indices none(std::vector<std::int64_t>{}, fg::Extents{0});
+  for (const fg::Tensor& loss : {fg::Tensor(nn::cross_entropy_loss(scores, none, nn::reduction::sum)),
+                                 fg::Tensor(nn::nll_loss(scores, none, nn::reduction::sum))}) {
+    EXPECT_EQ(loss.item(), 0.0);
+    EXPECT_FALSE(std::signbit(loss.item()));
+  }
+  EXPECT_TRUE(std::isnan(fg::Tensor(nn::cross_entropy_loss(scores, none)).item()));
 }
 
 TEST(Losses, TargetsAreChecked) {

@@ -89,7 +89,16 @@ TEST(Linear, RefusesInputOfTheWrongWidth) {
         (void)layer(fg::Tensor::zeros({2, 4}));
       },
       {"Linear", "(N, 3)", "(2, 4)"});
-  fg::test::expect_error<fg::value_error>([] { nn::Linear(0, 2, 1); }, {"in_features"});
+}
+
+// No input features, or none out, as in PyTorch: nn.Linear(0, 3) maps a (2, 0) batch to zeros (its bias is zeros),
+// nn.Linear(3, 0) a (2, 3) batch to shape (2, 0).
+TEST(Linear, TakesZeroFeatures) {
+  const nn::Linear from_none(0, 3, 1), to_none(3, 0, 1);
+  const fg::Tensor zeros = from_none(fg::Tensor::zeros({2, 0}));
+  ASSERT_EQ(zeros.shape(), fg::Extents({2, 3}));
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(zeros.data()[i], 0.0);
+  EXPECT_EQ(to_none(fg::Tensor::ones({2, 3})).shape(), fg::Extents({2, 0}));
 }
 
 TEST(Sequential, AppliesItsLayersInOrderAndNamesThemByPosition) {

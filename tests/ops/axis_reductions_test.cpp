@@ -239,6 +239,12 @@ TEST(AxisReductionErrors, AnExtremumOverAnEmptyAxisIsAValueError) {
   fg::test::expect_error<fg::value_error>([&] { (void)fg::Tensor(fg::min(x, fg::axes<1>)); },
                                           {"fusegrad::min", "empty axis", "(2, 0)"});
   EXPECT_EQ(fg::Tensor(fg::max(x, fg::axes<0>)).shape(), (Extents{0}));  // nothing to reduce: an empty result
+  // Over an empty axis it is undefined even where the result is empty too, as in PyTorch (torch.zeros(0, 0).amax(1)).
+  const fg::Tensor none = fg::Tensor::zeros({0, 0});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::Tensor(fg::max(none, fg::axes<1>)); },
+                                          {"fusegrad::max", "empty axis", "axis 1 of shape (0, 0)"});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::Tensor(fg::argmin(none, fg::axes<0>)); },
+                                          {"fusegrad::argmin", "empty axis", "axis 0"});
 }
 
 TEST(AxisReductionErrors, AnAxisPastTheRankIsAShapeError) {

@@ -29,16 +29,16 @@ struct BasicLinear {
   BasicTensor<T> weight, bias;  // bias undefined when made without one
 
   BasicLinear(std::size_t in_features, std::size_t out_features, std::uint64_t seed, bool with_bias = true) {
-    if (in_features == 0 || out_features == 0)
-      throw value_error("fusegrad::nn::Linear: in_features and out_features must be > 0 (got " +
-                        std::to_string(in_features) + " and " + std::to_string(out_features) + ")");
-    const T bound = T(1) / std::sqrt(T(in_features));
     const NoGradGuard unrecorded;
-    weight = BasicTensor<T>((BasicTensor<T>::rand({out_features, in_features}, seed) * T(2) - T(1)) * bound);
+    weight =
+        BasicTensor<T>((BasicTensor<T>::rand({out_features, in_features}, seed) * T(2) - T(1)) * bound(in_features));
     weight.requires_grad_();
     if (with_bias) {
-      bias =
-          BasicTensor<T>((BasicTensor<T>::rand({out_features}, fusegrad::detail::mix64(seed)) * T(2) - T(1)) * bound);
+      // No input features: a bias of zeros, as PyTorch's (its bound is 0 then).
+      bias = in_features == 0
+                 ? BasicTensor<T>::zeros({out_features})
+                 : BasicTensor<T>((BasicTensor<T>::rand({out_features}, fusegrad::detail::mix64(seed)) * T(2) - T(1)) *
+                                  bound(in_features));
       bias.requires_grad_();
     }
   }
@@ -51,6 +51,9 @@ struct BasicLinear {
     if (bias.defined()) return matmul(x, transpose(weight)) + bias;
     return matmul(x, transpose(weight));
   }
+
+  /// The range of the initial values, 1/sqrt(in) (none with no inputs).
+  static T bound(std::size_t in_features) { return in_features == 0 ? T(0) : T(1) / std::sqrt(T(in_features)); }
 
   /// The parameters by name, for fg::nn::parameters.
   template <class F>

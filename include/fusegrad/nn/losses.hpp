@@ -126,7 +126,7 @@ auto reduce_picked(E&& picked, R r) {
   if constexpr (std::same_as<R, reduction::none_t>)
     return -flatten(std::forward<E>(picked));  // one loss per row, shape (N)
   else
-    return -reduce(std::forward<E>(picked), r);
+    return reduce(-std::forward<E>(picked), r);  // negated before the sum: no rows sum to +0, as in PyTorch
 }
 }  // namespace detail
 

@@ -35,10 +35,12 @@ struct extremum_op : Order {
   using result_shape = reduced_shape_t<S, A, K>;
   static Extents result_extents(const Extents& x) {
     const std::string what = "fusegrad::" + std::string(Order::name);
-    const Extents kept = kept_extents<A>(x, what.c_str());
-    if (x.size() == 0 && kept.size() != 0)
-      throw value_error(what + ": the " + std::string(Order::noun) + " over an empty axis is undefined (shape " +
-                        x.to_string() + ")");
+    // Over an axis of extent 0 it is undefined, even where the result is empty too, as in PyTorch.
+    const auto mask = reduction_mask<A>(x, what.c_str());
+    for (std::size_t r = 0; r < x.rank(); ++r)
+      if (mask[r] && x[r] == 0)
+        throw value_error(what + ": the " + std::string(Order::noun) + " over an empty axis is undefined (axis " +
+                          std::to_string(r) + " of shape " + x.to_string() + ")");
     return reduced_extents<A, K>(x, what.c_str());
   }
 

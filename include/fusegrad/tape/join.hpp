@@ -176,13 +176,17 @@ template <Scalar T>
   return split(t, std::span<const std::size_t>(sizes), axis);
 }
 /// t cut along `axis` into `chunks` parts of ceil(extent / chunks) elements, the last smaller,
-/// fewer parts when the extent runs out (PyTorch's chunk).
+/// fewer parts when the extent runs out; an empty axis gives `chunks` empty parts (PyTorch's chunk).
 template <Scalar T>
 [[nodiscard]] std::vector<BasicTensor<T>> chunk(const BasicTensor<T>& t, std::size_t chunks, std::int64_t axis) {
   if (chunks == 0) throw value_error("fusegrad::chunk: 0 chunks; give at least 1");
   const Extents& e = t.shape();
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::chunk")];
-  return split(t, std::max<std::size_t>(1, (extent + chunks - 1) / chunks), axis);
+  if (extent == 0) {
+    const std::vector<std::size_t> empty_parts(chunks, 0);
+    return split(t, std::span<const std::size_t>(empty_parts), axis);
+  }
+  return split(t, (extent + chunks - 1) / chunks, axis);
 }
 
 }  // namespace fusegrad
