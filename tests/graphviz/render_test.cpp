@@ -1,6 +1,7 @@
 // graphviz/render_test.cpp -- fg::render: SVG, PNG and PDF through Graphviz's dot, the errors when it is missing or
 // fails, and the pictures examples/graphs.cpp writes.
 #include <unistd.h>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,31 @@ TEST_F(RenderTest, WhatDotSaysWhenItFailsIsInTheError) {
   if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed";
   fg::test::expect_error<fg::error>([&] { fg::render("digraph { a -> }", dir / "broken.svg"); },
                                     {"dot -Tsvg", "broken.svg", "syntax error"});
+}
+
+TEST_F(RenderTest, EmptyTextIsAValueError) {
+  fg::test::expect_error<fg::value_error>([&] { fg::render(" \n", dir / "empty.svg"); },
+                                          {"empty.svg", "DOT text is empty", "fg::to_dot"});
+}
+
+TEST_F(RenderTest, ADotThatCannotRunSaysWhatToCheck) {
+  fs::create_directories(dir / "fake");
+  std::ofstream(dir / "fake" / "dot") << "not a program\n";
+  fs::permissions(dir / "fake" / "dot", fs::perms::owner_read | fs::perms::owner_write);
+  const PathFor fake((dir / "fake").string());
+  fg::test::expect_error<fg::error>([&] { fg::render(picture(), dir / "loss.svg"); },
+                                    {"could not run `dot`", "executable", "command -v dot"});
+}
+
+// A process that ignores SIGCHLD cannot learn dot's exit status: the file dot wrote says it succeeded.
+TEST_F(RenderTest, WritesWhereSigchldIsIgnored) {
+  if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed";
+  const auto previous = std::signal(SIGCHLD, SIG_IGN);
+  fg::render(picture(), dir / "loss.svg");
+  fg::test::expect_error<fg::error>([&] { fg::render("digraph { a -> }", dir / "broken.svg"); },
+                                    {"broken.svg", "SIGCHLD", "syntax error"});
+  std::signal(SIGCHLD, previous);
+  EXPECT_EQ(fg::test::xml_error(read_file(dir / "loss.svg")), std::nullopt);
 }
 
 // The pictures examples/graphs.cpp wrote, when ctest runs it first (example.graphs.svg sets

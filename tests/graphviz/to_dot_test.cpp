@@ -159,6 +159,29 @@ TEST(TapePicture, HostileNamesAreEscaped) {
   EXPECT_EQ(p.edges.size(), 2u);
 }
 
+// Graphviz reads UTF-8, and an SVG must be: a byte that is not UTF-8 becomes U+FFFD, valid characters stay.
+TEST(TapePicture, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
+  const fg::Tensor cut = fg::Tensor::full({1}, 1.0).requires_grad_().name("x\xe2\x82");  // a euro sign cut short
+  EXPECT_TRUE(DotPicture(fg::to_dot(cut)).has_label("x\xef\xbf\xbd\xef\xbf\xbd\n(1)"));
+  const fg::Tensor stray = fg::Tensor::full({1}, 1.0).requires_grad_().name("\xbf\xc0\xaf\xed\xa0\x80y");
+  std::string replaced;
+  for (int k = 0; k < 6; ++k) replaced += "\xef\xbf\xbd";  // one U+FFFD per byte that begins no character
+  EXPECT_TRUE(DotPicture(fg::to_dot(stray)).has_label(replaced + "y\n(1)"))
+      << "a stray continuation byte, an overlong form and a surrogate";
+  const std::string valid = "w \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad";  // euro, emoji, CJK
+  const fg::Tensor named = fg::Tensor::full({1}, 1.0).requires_grad_().name(valid);
+  EXPECT_TRUE(DotPicture(fg::to_dot(named)).has_label(valid + "\n(1)"));
+}
+
+// DotOptions::name names a tensor in a recorded graph too, over its own name.
+TEST(TapePicture, DotOptionsNameATensor) {
+  const fg::Tensor w = fg::Tensor::full({1}, 1.0).requires_grad_().name("w");
+  const fg::Tensor y = fg::taped(w * 2.0);
+  const DotPicture p(fg::to_dot(y, fg::DotOptions{}.name(w, "weights")));
+  EXPECT_TRUE(p.has_label("weights\n(1)"));
+  EXPECT_FALSE(p.has_label("w\n(1)"));
+}
+
 // After a backward without retain_graph, the nodes no longer hold the leaves they read (here the
 // only handle to w is gone): the nodes are drawn freed, without the leaves.
 TEST(TapePicture, AGraphABackwardFreedIsDrawnWithoutItsLeaves) {

@@ -9,13 +9,49 @@ namespace fusegrad {
 
 namespace detail {
 
+// How many bytes the UTF-8 sequence at the start of `text` takes, or 0 when it is not valid UTF-8 (a stray
+// continuation byte, a sequence cut short, an overlong form, a surrogate, a code point past U+10FFFF).
+inline std::size_t utf8_sequence_length(std::string_view text) {
+  const auto byte = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  const unsigned lead = byte(0);
+  std::size_t length = 0;
+  unsigned low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // not overlong
+    if (lead == 0xED) high = 0x9F;  // not a surrogate
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // not overlong
+    if (lead == 0xF4) high = 0x8F;  // not past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  return length;
+}
+
 // A DOT string literal's contents: quotes and backslashes escaped, line breaks as \n, other
-// control characters as spaces. Nothing a user names a tensor can end the literal or inject an
-// attribute.
+// control characters as spaces, bytes that are not UTF-8 as U+FFFD (Graphviz reads UTF-8, and an SVG must be).
+// Nothing a user names a tensor can end the literal or inject an attribute.
 inline std::string escape_dot(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      if (const std::size_t length = utf8_sequence_length(text.substr(k)); length != 0) {
+        out += text.substr(k, length);
+        k += length - 1;
+      } else {
+        out += "\xEF\xBF\xBD";  // U+FFFD, the replacement character, for this byte
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";

@@ -79,6 +79,9 @@ class spawned_child {
 /// extension.
 inline void render(std::string_view dot, const std::filesystem::path& path) {
   const std::string format = detail::render_format(path);
+  if (dot.find_first_not_of(" \t\r\n") == std::string_view::npos)  // dot writes no file for it, and says nothing
+    throw value_error("fusegrad::render(dot, \"" + path.string() +
+                      "\"): the DOT text is empty; make it with fg::to_dot(tensor or expression)");
   // The picture goes in through a socket, not a pipe: sent with MSG_NOSIGNAL, a `dot` that stops
   // reading makes the send fail instead of raising SIGPIPE in the caller's process.
   int input[2], errors[2];
@@ -94,6 +97,8 @@ inline void render(std::string_view dot, const std::filesystem::path& path) {
   posix_spawn_file_actions_adddup2(&actions, input_read.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, errors_write.get(), STDERR_FILENO);
   std::string type_argument = "-T" + format, output_argument = "-o" + path.string();
+  std::error_code absent;
+  const auto before = std::filesystem::last_write_time(path, absent);  // to tell a file dot wrote from an old one
   char program[] = "dot";
   std::vector<char*> argv{program, type_argument.data(), output_argument.data(), nullptr};
   pid_t pid = 0;
@@ -103,7 +108,10 @@ inline void render(std::string_view dot, const std::filesystem::path& path) {
     throw error(
         "fusegrad::render: Graphviz's `dot` program is not installed (not found on PATH); install Graphviz "
         "(Debian, Ubuntu: apt-get install graphviz), or render the DOT text elsewhere");
-  if (spawned != 0) throw error("fusegrad::render: could not run `dot`: " + std::string(std::strerror(spawned)));
+  if (spawned != 0)
+    throw error("fusegrad::render: could not run `dot`: " + std::string(std::strerror(spawned)) +
+                "; the `dot` found on PATH must be Graphviz's program, executable by this user (`command -v dot`; "
+                "Debian, Ubuntu: apt-get install --reinstall graphviz)");
   detail::spawned_child child(pid);
   input_read.reset();
   errors_write.reset();
@@ -136,7 +144,15 @@ inline void render(std::string_view dot, const std::filesystem::path& path) {
     }
   }
   const int status = child.wait();
-  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (status < 0) {  // not waited for (SIGCHLD ignored): dot has finished, and the file says whether it wrote
+    std::error_code failed;
+    const bool written = std::filesystem::file_size(path, failed) > 0 && !failed &&
+                         std::filesystem::last_write_time(path, failed) != before && !failed;
+    if (messages.empty() && written) return;
+    throw error("fusegrad::render: `dot -T" + format + "` wrote no \"" + path.string() + "\" (its exit status is " +
+                "unknown: this process ignores SIGCHLD)" + (messages.empty() ? std::string() : ": " + messages));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw error("fusegrad::render: `dot -T" + format + "` failed writing \"" + path.string() +
                 "\": " + (messages.empty() ? std::string("no message") : messages));
 }

@@ -33,14 +33,16 @@ struct tape_picture {
 
   [[nodiscard]] std::string fresh_id(char prefix) { return prefix + std::to_string(++next_id); }
 
-  // The light-blue box of a leaf that requires grad: its name and shape, as torchviz labels
-  // parameters ("w\n(1)").
+  // The light-blue box of a leaf that requires grad: its name (DotOptions::name's, else its own) and shape, as
+  // torchviz labels parameters ("w\n(1)").
   template <class T>
   std::string leaf_box(const tensor_impl<T>& leaf) {
     const auto [it, fresh] = leaf_box_of.try_emplace(&leaf);
     if (fresh) {
       it->second = fresh_id('t');
-      const std::string name = leaf.named.load(std::memory_order_relaxed) ? tensor_names::get(&leaf) : std::string();
+      std::string name = leaf.named.load(std::memory_order_relaxed) ? tensor_names::get(&leaf) : std::string();
+      for (const auto& [named, given] : options.leaf_names)
+        if (named == static_cast<const void*>(&leaf)) name = given;
       dot.box(it->second, name.empty() ? leaf.extents.get().to_string() : name + "\n" + leaf.extents.get().to_string(),
               dot_colors::parameter);
     }
