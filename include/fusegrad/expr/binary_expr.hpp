@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
 
 namespace fusegrad {
@@ -45,6 +46,12 @@ struct binary_expr {
 
   L lhs;
   R rhs;
+
+  /// Not recorded, so no backward(): a compile error that says what to write instead.
+  template <class... A>
+  void backward(A&&...) const {
+    detail::backward_of_expression<A...>();
+  }
 
   [[nodiscard]] Extents extents() const {
     // Known at compile time only when both operands are: a dyn operand beside a static one

@@ -190,6 +190,15 @@ auto value_and_grad_shared(const E& f, const Vars&... vars) {
   return value_and_grad_body(f, vars...);
 }
 
+// Whether every var has E's scalar type (vacuously when some is no var: another assertion reports that).
+template <class E, class... Vars>
+constexpr bool vars_have_scalar_type_of() {
+  if constexpr ((is_variable_v<Vars> && ...))
+    return (std::is_same_v<typename Vars::value_type, typename E::value_type> && ...);
+  else
+    return true;
+}
+
 }  // namespace detail
 
 /// The value of a scalar expression and its gradient with respect to each var, in one
@@ -199,18 +208,34 @@ auto value_and_grad_shared(const E& f, const Vars&... vars) {
 template <Differentiable E, class... Vars>
 [[nodiscard, gnu::always_inline]] inline auto value_and_grad(const E& f, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
-  static_assert(sizeof...(Vars) > 0, "fusegrad::value_and_grad(f, vars...): name at least one var");
-  static_assert((detail::is_variable_v<Vars> && ...),
-                "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var; a Const or an "
-                "expression takes no gradient");
-  static_assert(
-      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
-      "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
-      "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
-  if constexpr (detail::one_element_graph_v<node>)
+  // One rule at a time, each assertion only where those before it hold: one diagnostic per mistake.
+  constexpr bool named = sizeof...(Vars) > 0;
+  constexpr bool no_tensor = !(detail::is_handle_v<Vars> || ...);  // a handle is a Tensor (closure.hpp)
+  constexpr bool all_vars = (detail::is_variable_v<Vars> && ...);
+  constexpr bool one_type = detail::vars_have_scalar_type_of<node, Vars...>();
+  constexpr bool scalar =
+      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1;
+  static_assert(named, "fusegrad::value_and_grad(f, vars...): name at least one var");
+  static_assert(!named || no_tensor,
+                "fusegrad::value_and_grad(f, vars...): a Tensor is differentiated on the tape: fg::Tensor loss = f; "
+                "loss.backward(); then w.grad() (or fg::grad(loss, {w}))");
+  static_assert(!(named && no_tensor) || all_vars,
+                "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var (the expression comes "
+                "first); a Const or an expression takes no gradient");
+  static_assert(!(named && all_vars) || one_type,
+                "fusegrad::value_and_grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
+                "another type, so its gradient would be zero");
+  static_assert(!(named && all_vars && one_type) || scalar,
+                "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
+                "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
+  if constexpr (!(named && all_vars && one_type && scalar)) {
+    // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
+    return std::tuple<double, decltype(void(vars), 0.0)...>{};
+  } else if constexpr (detail::one_element_graph_v<node>) {
     return detail::value_and_grad_body(f, vars...);
-  else
+  } else {
     return detail::value_and_grad_shared(f, vars...);
+  }
 }
 
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
@@ -222,7 +247,7 @@ template <Differentiable E, class... Vars>
     return std::get<1>(std::move(all));
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple<detail::grad_t<Vars>...>(std::get<I + 1>(std::move(all))...);
+      return std::tuple<std::tuple_element_t<I + 1, decltype(all)>...>(std::get<I + 1>(std::move(all))...);
     }
     (std::index_sequence_for<Vars...>{});
   }
@@ -236,40 +261,55 @@ template <Differentiable E, class Upstream, class... Vars>
 [[nodiscard]] auto vjp(const E& f, const Upstream& upstream, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
   using T = typename node::value_type;
-  static_assert((detail::is_variable_v<Vars> && ...),
+  // One rule at a time, each assertion only where those before it hold: one diagnostic per mistake.
+  constexpr bool upstream_first = !detail::is_variable_v<Upstream>;
+  constexpr bool all_vars = (detail::is_variable_v<Vars> && ...);
+  constexpr bool one_type = detail::vars_have_scalar_type_of<node, Vars...>();
+  constexpr bool upstream_kind =
+      std::is_convertible_v<Upstream, T> || std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>;
+  static_assert(upstream_first,
+                "fusegrad::vjp(f, upstream, vars...): the second argument is the upstream gradient, the vars come "
+                "after it: fg::vjp(f, 1.0, x)");
+  static_assert(!upstream_first || all_vars,
                 "fusegrad::vjp(f, upstream, vars...): every var must be a fusegrad::Var; a Const or an expression "
                 "takes no gradient");
-  static_assert(std::is_convertible_v<Upstream, T> || std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>,
+  static_assert(!(upstream_first && all_vars) || one_type,
+                "fusegrad::vjp(f, upstream, vars...): every var must have f's scalar type; f cannot hold a var of "
+                "another type, so its gradient would be zero");
+  static_assert(!(upstream_first && all_vars && one_type) || upstream_kind,
                 "fusegrad::vjp(f, upstream, vars...): upstream must be a number or an Eigen vector, matrix or array "
                 "(of f's values, or of one value)");
-  const Extents extents = f.extents();
-  detail::var_sinks<Vars...> sinks(vars...);
-  sinks.start(f);
-  auto value = [&] {
-    if constexpr (std::is_convertible_v<Upstream, T>) {
-      return detail::reverse_sweep(f, sinks, T(upstream), Extents{});
-    } else if constexpr (!std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>) {
-      return detail::reverse_sweep(f, sinks, T(0), Extents{});  // never runs: it keeps the static_assert the only error
-    } else {
-      if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
-        throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
-                          " elements but f has shape " + extents.to_string());
-      if (upstream.size() == 1 && extents.size() != 1)  // one value, broadcast
-        return detail::reverse_sweep(f, sinks, T(upstream.coeff(0, 0)), Extents{});
-      // A vector's values are f's, flat and row-major; a matrix or 2-D array has rank 2 (eigen_extents), f's shape.
-      if (!is_eigen_vector_v<Upstream> && upstream.size() != 1 && !(eigen_extents(upstream) == extents))
-        throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has shape " +
-                          eigen_extents(upstream).to_string() + " but f has shape " + extents.to_string() +
-                          "; give f's shape, or its values flat in a vector, row-major");
-      auto up = make_storage<T, typename node::static_shape>(extents);  // fixed-size storage: no heap
-      detail::copy_row_major(up.data(), upstream);
-      return detail::reverse_sweep(f, sinks, up, extents);
+  if constexpr (!(upstream_first && all_vars && one_type && upstream_kind)) {
+    // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
+    return std::tuple<T, T, decltype(void(vars), T())...>{};
+  } else {
+    const Extents extents = f.extents();
+    detail::var_sinks<Vars...> sinks(vars...);
+    sinks.start(f);
+    auto value = [&] {
+      if constexpr (std::is_convertible_v<Upstream, T>) {
+        return detail::reverse_sweep(f, sinks, T(upstream), Extents{});
+      } else {
+        if (static_cast<std::size_t>(upstream.size()) != extents.size() && upstream.size() != 1)
+          throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has " + std::to_string(upstream.size()) +
+                            " elements but f has shape " + extents.to_string());
+        if (upstream.size() == 1 && extents.size() != 1)  // one value, broadcast
+          return detail::reverse_sweep(f, sinks, T(upstream.coeff(0, 0)), Extents{});
+        // A vector's values are f's, flat and row-major; a matrix or 2-D array has rank 2 (eigen_extents), f's shape.
+        if (!is_eigen_vector_v<Upstream> && upstream.size() != 1 && !(eigen_extents(upstream) == extents))
+          throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has shape " +
+                            eigen_extents(upstream).to_string() + " but f has shape " + extents.to_string() +
+                            "; give f's shape, or its values flat in a vector, row-major");
+        auto up = make_storage<T, typename node::static_shape>(extents);  // fixed-size storage: no heap
+        detail::copy_row_major(up.data(), upstream);
+        return detail::reverse_sweep(f, sinks, up, extents);
+      }
+    }();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<decltype(value), detail::grad_t<Vars>...>(std::move(value), sinks.template result<I>()...);
     }
-  }();
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple<decltype(value), detail::grad_t<Vars>...>(std::move(value), sinks.template result<I>()...);
+    (std::index_sequence_for<Vars...>{});
   }
-  (std::index_sequence_for<Vars...>{});
 }
 
 }  // namespace fusegrad

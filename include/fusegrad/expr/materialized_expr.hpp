@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
 
 namespace fusegrad {
@@ -96,6 +97,12 @@ struct materialized_expr {
 
   std::tuple<Xs...> args;           // std::tuple: operands may be references (closure rule)
   [[no_unique_address]] Op spec{};  // the op spec: its run-time parameters, if it has any
+
+  /// Not recorded, so no backward(): a compile error that says what to write instead.
+  template <class... A>
+  void backward(A&&...) const {
+    detail::backward_of_expression<A...>();
+  }
 
   [[nodiscard]] Extents extents() const {
     return std::apply([this](const auto&... x) { return spec.result_extents(x.extents()...); }, args);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
 
 namespace fusegrad {
@@ -20,6 +21,12 @@ struct unary_expr {
   X x;
 
   [[nodiscard]] Extents extents() const { return x.extents(); }
+
+  /// Not recorded, so no backward(): a compile error that says what to write instead.
+  template <class... A>
+  void backward(A&&...) const {
+    detail::backward_of_expression<A...>();
+  }
 };
 
 namespace detail {

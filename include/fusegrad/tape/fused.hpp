@@ -113,12 +113,25 @@ template <class E>
   }
 }
 
+namespace detail {
+// fused(expr) for a BasicTensor<T>: an expression of another scalar type is one diagnostic, before any conversion is
+// tried (a constructor's body runs after its delegation).
+template <Scalar T, class E>
+BasicTensor<T> fused_as(E&& expr) {
+  constexpr bool same = std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>;
+  static_assert(same,
+                "fusegrad::Tensor: the expression's scalar type differs from the tensor's; record a float expression "
+                "as a fg::FloatTensor (a double one as a fg::Tensor), or cast a tensor first: t.to<double>()");
+  if constexpr (same)
+    return fused(std::forward<E>(expr));
+  else
+    return BasicTensor<T>();
+}
+}  // namespace detail
+
 template <Scalar T>
 template <class E>
   requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
-BasicTensor<T>::BasicTensor(E&& expr) : BasicTensor(fused(std::forward<E>(expr))) {
-  static_assert(std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>,
-                "fusegrad::Tensor: the expression's scalar type differs from the tensor's");
-}
+BasicTensor<T>::BasicTensor(E&& expr) : BasicTensor(detail::fused_as<T>(std::forward<E>(expr))) {}
 
 }  // namespace fusegrad

@@ -44,6 +44,9 @@ template <Differentiable E>
   if constexpr (detail::is_tensor_v<node_type>) {
     return expr;
   } else if constexpr (node_type::kind == node_kind::leaf) {
+    static_assert(!node_type::takes_grad,
+                  "fusegrad::taped(expr): a Var takes its gradient from fg::value_and_grad, not from the tape; record "
+                  "Tensors (fg::Tensor::from(values).requires_grad_()), or make data a Const");
     return BasicTensor<T>::from(std::span<const T>(expr.data(), expr.extents().size()), expr.extents());
   } else {
     // Operands are recorded left to right: a braced list orders their evaluation, where the
