@@ -172,6 +172,35 @@ TEST(Schedules, RefuseBadSettingsAndFailWithoutChangingAnything) {
   fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.q}, {.lr = -1e-10}); }, {"not -1e-10"});
 }
 
+// A step that fails changes nothing, counted writes included: a deferred value reading the second parameter fails
+// (NaN under the guard) before the first parameter's write is counted, so a graph that saved it still runs.
+TEST(Optimizer, AFailedStepCountsNoWrite) {
+  fg::Tensor p0 = fg::Tensor::from({1.0, 2.0}, {2}).requires_grad_(),
+             p1 = fg::Tensor::from({3.0}, {1}).requires_grad_();
+  optim::Adam opt({p0, p1}, {.lr = 0.1});
+  fg::Tensor(fg::sum(p0 * p0) + fg::sum(p1 * p1)).backward();
+  const fg::Tensor saved_p0 = fg::taped(p0 * p0);
+  const fg::Tensor deferred = fg::sum(fg::log(p1 - 100.0));  // NaN once computed
+  {
+    fg::DetectAnomalyGuard guard;
+    fg::test::expect_error<fg::value_error>([&] { opt.step(); }, {"NaN or infinity"});
+  }
+  EXPECT_EQ(p0.data()[0], 1.0);
+  EXPECT_EQ(opt.steps(0), 0);
+  fg::taped(fg::sum(saved_p0)).backward();  // p0 counted no write: the graph that saved it runs
+  EXPECT_EQ(p0.grad().data()[0], 2.0 + 2.0);
+  (void)deferred;
+}
+
+// A schedule whose settings are refused records nothing: the next one anneals from the rate of its own making.
+TEST(CosineAnnealingLR, ARefusedScheduleRecordsNoInitialRate) {
+  Problem problem;
+  optim::SGD opt({problem.p}, {.lr = 0.1});
+  fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {.t_max = 0}); }, {"t_max"});
+  opt.set_lr(0.5);
+  EXPECT_EQ(opt.initial_lr(), 0.5);
+}
+
 // A step records nothing and changes only the parameters: they stay leaves, the next forward
 // records and differentiates as before; a graph recorded before the step reads old values and
 // is refused, as in PyTorch.

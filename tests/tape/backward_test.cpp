@@ -7,6 +7,8 @@
 #include <thread>
 #include <type_traits>
 
+#include <vector>
+
 #include <gtest/gtest.h>
 #include <Eigen/Core>
 
@@ -595,6 +597,35 @@ TEST(Anomaly, AFailedBackwardChangesNoGradient) {
   EXPECT_EQ(x.grad().eigen()[0], std::numeric_limits<double>::infinity());
   EXPECT_EQ(x.grad().eigen()[1], 2.0 + 3.0 + 0.25);
   expect_array_near(p.grad().eigen(), {1, 1});
+}
+
+// A guarded backward commits every gradient or none: a deferred value that reads one leaf's gradient fails (NaN
+// under the guard) before any other leaf's gradient counts a write, so the graphs that saved the others still run.
+// (The leaves are committed in no fixed order; with 16 of them, a commit that counted writes as it went would have
+// counted one before the failing leaf almost always.)
+TEST(Anomaly, AFailedCommitCountsNoWrite) {
+  constexpr int n = 16;
+  std::vector<Tensor> xs;
+  for (int k = 0; k < n; ++k) xs.push_back(Tensor::from({1.0 + k}, {1}).requires_grad_());
+  const auto loss_of = [&] {
+    Tensor loss = fg::sum(xs[0] * xs[0]);
+    for (int k = 1; k < n; ++k) loss = loss + fg::sum(xs[k] * xs[k]);
+    return loss;
+  };
+  loss_of().backward();
+  const Tensor p = Tensor::scalar(1.0).requires_grad_();
+  std::vector<Tensor> readers;  // each saves a gradient: a write to it would be refused
+  for (int k = 0; k + 1 < n; ++k) readers.push_back(fg::taped(xs[k].grad() * p));
+  const Tensor deferred = fg::sum(fg::log(xs[n - 1].grad() - 100.0) * p);  // NaN once computed
+  const Tensor loss = loss_of();
+  {
+    fg::DetectAnomalyGuard guard;
+    expect_error<fg::value_error>([&] { loss.backward({.retain_graph = true}); }, {"NaN or infinity"});
+  }
+  for (int k = 0; k < n; ++k) EXPECT_EQ(xs[k].grad().item(), 2.0 * (1.0 + k));
+  for (const Tensor& reader : readers) fg::taped(fg::sum(reader)).backward();  // no gradient counted a write
+  EXPECT_EQ(p.grad().item(), 2.0 * (n - 1) * n / 2);
+  (void)deferred;
 }
 
 TEST(Anomaly, GuardIsPerThread) {

@@ -52,8 +52,9 @@ class block_cache {
     // lines may still be in cache).
     const auto fit = c.blocks.lower_bound(bytes);
     if (fit == c.blocks.end() || fit->first > bytes + bytes / 4) {
-      c.retained.hand_out(bytes);
-      return allocate_values(bytes);
+      void* const fresh = allocate_values(bytes);
+      c.retained.hand_out(bytes);  // counted once it is there: a failed allocation hands nothing out
+      return fresh;
     }
     auto entry = c.blocks.extract(fit);
     const std::size_t found_bytes = entry.key();

@@ -79,9 +79,12 @@ class BasicAdamFamily final : public Optimizer<T> {
   void prepare(std::size_t k, std::size_t n) override {
     moments& s = state_[k];
     if (s.m.size() != 0) return;
-    s.m = array::Zero(Eigen::Index(n));
-    s.v = array::Zero(Eigen::Index(n));
-    if (options_.amsgrad) s.v_max = array::Zero(Eigen::Index(n));
+    // Made aside, then moved in: memory running out leaves no moment made without the others.
+    array m = array::Zero(Eigen::Index(n)), v = array::Zero(Eigen::Index(n));
+    array v_max = options_.amsgrad ? array::Zero(Eigen::Index(n)) : array();
+    s.m.swap(m);
+    s.v.swap(v);
+    s.v_max.swap(v_max);
   }
 
   void update(std::size_t k, values p, gradient g) override {

@@ -55,13 +55,14 @@ template <std::floating_point T>
 class BasicCosineAnnealingLR {
  public:
   BasicCosineAnnealingLR(Optimizer<T>& optimizer, const CosineAnnealingLROptions& options)
-      : optimizer_(optimizer), options_(options), base_lr_(optimizer.initial_lr()) {
+      : optimizer_(optimizer), options_(options) {
     detail::require(options.t_max > 0,
                     "fusegrad::optim::CosineAnnealingLR: t_max must be > 0, not " + std::to_string(options.t_max));
     // PyTorch accepts a negative eta_min and then steps uphill; an optimiser's rate here is a number >= 0.
     detail::require(std::isfinite(options.eta_min) && options.eta_min >= 0,
                     "fusegrad::optim::CosineAnnealingLR: eta_min must be a number >= 0, not " +
                         fusegrad::detail::number_text(options.eta_min));
+    base_lr_ = optimizer.initial_lr();  // once the settings hold: a refused schedule records nothing
   }
   /// Ends an epoch. A step that fails changes neither the rate nor the epoch.
   void step() {
@@ -80,7 +81,7 @@ class BasicCosineAnnealingLR {
  private:
   Optimizer<T>& optimizer_;
   CosineAnnealingLROptions options_;
-  double base_lr_;  // the optimiser's initial_lr()
+  double base_lr_ = 0;  // the optimiser's initial_lr()
   long epoch_ = 0;
 };
 

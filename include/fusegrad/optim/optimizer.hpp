@@ -81,10 +81,11 @@ class Optimizer {
         grads.push_back(std::move(g));
       }
     destinations.reserve(stepped.size());
-    for (const std::size_t k : stepped) {
-      prepare(k, parameters_[k].numel());
-      destinations.push_back(parameters_[k].mutable_eigen());
-    }
+    // Everything that may throw, for every parameter, before any write is counted: the state's memory, then the
+    // deferred values that read a parameter.
+    for (const std::size_t k : stepped) prepare(k, parameters_[k].numel());
+    for (const std::size_t k : stepped) parameters_[k].impl()->storage->settle_readers();
+    for (const std::size_t k : stepped) destinations.push_back(parameters_[k].mutable_eigen());
     for (std::size_t i = 0; i < stepped.size(); ++i) update(stepped[i], destinations[i], grads[i].eigen());
   }
   /// Forgets every parameter's gradient, as PyTorch's zero_grad(set_to_none=True) does: the next

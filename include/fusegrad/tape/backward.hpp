@@ -290,9 +290,14 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     for (auto& [t, g] : staged_grads)
       if (capture->wants(t)) capture->add(t, std::move(g.values));
   } else {
-    // Settled first: a deferred value that reads a gradient may throw, and then none has changed.
-    for (auto& [t, g] : staged_grads) t->prepare_grad_for_accumulation();
-    for (auto& [t, g] : staged_grads) t->accumulate_grad(g.values.data());
+    // What may throw first (a deferred value that reads a gradient, the memory of a first gradient); then the
+    // commit, which cannot: either every gradient changes or none does.
+    std::vector<ref<tensor_storage<T>>> fresh;
+    fresh.reserve(staged_grads.size());
+    for (auto& [t, g] : staged_grads) t->settle_grad_readers();
+    for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
+    std::size_t k = 0;
+    for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
   }
   reset.completed = true;
   if ((crosses || staged) && !retain_graph) release_graph(roots);

@@ -84,9 +84,24 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
     }
     return grad->data;
   }
-  // Settles what reads an existing gradient before accumulate_grad adds to it (which then cannot throw but for memory).
-  void prepare_grad_for_accumulation() {
-    if (grad) grad->prepare_write_in_place();
+  // A backward's commit, in three steps so that nothing changes unless all of it does: settle_grad_readers() (what
+  // reads an existing gradient is computed; may throw), fresh_grad() (the storage of a first gradient; may throw), then
+  // commit_grad(), which cannot throw.
+  void settle_grad_readers() {
+    if (grad) grad->settle_readers();
+  }
+  [[nodiscard]] ref<tensor_storage<T>> fresh_grad() const {
+    return grad ? ref<tensor_storage<T>>() : tensor_storage<T>::owning(extents.size());
+  }
+  void commit_grad(const T* g, ref<tensor_storage<T>> fresh) noexcept {
+    const Eigen::Map<const array_t<T>> added(g, static_cast<Eigen::Index>(extents.size()));
+    if (fresh) {
+      grad = std::move(fresh);
+      grad_values() = added;
+    } else {
+      grad->count_write();
+      grad_values() += added;
+    }
   }
   void accumulate_grad(const T* g) {
     grad_destination();

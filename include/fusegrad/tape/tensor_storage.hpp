@@ -105,11 +105,16 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   // These values are about to be written in place (a tensor's in-place method, a backward adding into a gradient):
   // the deferred values that read them are computed first, so that they stay the values at recording, and the
   // version counts the write, so that nodes that saved them refuse to run backward. The lock-free flag spares the
-  // backward the locks for the storages no deferred value ever read.
+  // backward the locks for the storages no deferred value ever read. Several writes made as one (an optimiser's step,
+  // a backward's gradients) settle every reader first, which may throw, then count every write, which cannot.
   void prepare_write_in_place() {
-    if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
-    ++version;
+    settle_readers();
+    count_write();
   }
+  void settle_readers() {
+    if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
+  }
+  void count_write() noexcept { ++version; }
   void remove_deferred_reader(node<T>* n) noexcept {
     const spin_lock_guard lock(readers_lock);
     if (deferred_readers) std::erase(*deferred_readers, n);
