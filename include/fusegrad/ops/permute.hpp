@@ -58,6 +58,10 @@ void permute_copy(const T* source, T* target, const Extents& x, const axis_order
   }
 }
 
+// Never defined: the diagnostic of transpose(x, fg::axes<i, j>) naming an axis past x's rank.
+template <class S, class Axes, fixed_text Shape>
+struct transpose_axis_out_of_range_for_shape;
+
 // Never defined: the diagnostic of a static permutation that does not fit the shape.
 template <class S, class Order, fixed_text Shape>
 struct permute_needs_each_axis_of_the_shape_once;
@@ -224,8 +228,17 @@ template <Differentiable X, std::size_t I, std::size_t J>
                 "fusegrad::transpose(x, fg::axes<i, j>): x's rank is known only at run time; write "
                 "fusegrad::transpose(x, i, j)");
   if constexpr (ShapeType<typename node::static_shape>) {
-    using order = typename detail::swap_order<I, J, std::make_index_sequence<node::static_shape::rank>>::type;
-    return detail::make_materialized_with(permute_op<order>{}, std::forward<X>(x));
+    using S = typename node::static_shape;
+    if constexpr (I >= S::rank || J >= S::rank) {
+      // The axes as written, and the shape: one diagnostic, and x unchanged after it so that nothing else fails.
+      constexpr std::size_t report =
+          sizeof(detail::transpose_axis_out_of_range_for_shape<S, Axes<I, J>, detail::shapes_text<S>>);
+      (void)report;
+      return std::forward<X>(x);
+    } else {
+      using order = typename detail::swap_order<I, J, std::make_index_sequence<S::rank>>::type;
+      return detail::make_materialized_with(permute_op<order>{}, std::forward<X>(x));
+    }
   }
 }
 /// Axes i and j swapped, given at run time (PyTorch's transpose(x, i, j)).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -57,9 +58,17 @@ constexpr auto make_reshape(X&& x, Rule rule = {}) {
 
 /// The same values under a static shape of the same size: `fg::reshape<2, 3>(x)`. A static
 /// operand of another size is a compile error naming both shapes; a dyn one throws.
-template <std::size_t... Ds, Differentiable X>
+template <auto... Ds, Differentiable X>
 [[nodiscard]] constexpr auto reshape(X&& x) {
-  return detail::make_reshape<detail::reshape_to_shape<Ds...>>(std::forward<X>(x));
+  // Taken as any integers, so that -1 meets this assertion rather than a failed conversion to size_t.
+  constexpr bool counts = ((std::integral<decltype(Ds)> && std::cmp_greater_equal(Ds, 0)) && ...);
+  static_assert(counts,
+                "fusegrad::reshape<extents...>(x): static extents are counts (>= 0); to infer one, use the run-time "
+                "form fg::reshape(x, {3, -1})");
+  if constexpr (counts)
+    return detail::make_reshape<detail::reshape_to_shape<static_cast<std::size_t>(Ds)...>>(std::forward<X>(x));
+  else
+    return std::forward<X>(x);
 }
 
 /// The same values under extents given at run time, one of them -1 to infer it:
