@@ -2,10 +2,9 @@
 // a loss meets one diagnostic that says how fusegrad spells it.
 #pragma once
 
-namespace fusegrad::detail {
+#include <fusegrad/detail/always_false.hpp>
 
-template <class... A>
-inline constexpr bool always_false = false;
+namespace fusegrad::detail {
 
 // Called by every expression node's backward(): never compiles.
 template <class... A>

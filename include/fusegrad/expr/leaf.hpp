@@ -2,12 +2,14 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <initializer_list>
 #include <string>
 
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/shape/eigen_extents.hpp>
@@ -61,6 +63,21 @@ class leaf_data<T, S, owning> {
       throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for shape " + to_string<S>() +
                         ", which holds " + std::to_string(size_v<S>));
     std::copy(values.begin(), values.end(), values_.data());
+  }
+
+  /// Two ways to list values that would not compile, each a diagnostic that says how: values alone for a shape known
+  /// only at run time, and rows in braces. (Integers in braces are extents, as Extents reads them.)
+  template <std::floating_point U>
+  leaf_data(std::initializer_list<U>) requires(!is_static_v<S>) {
+    static_assert(always_false<U>,
+                  "fusegrad::Var/Const: a shape known at run time takes its extents, then the values: "
+                  "Var<double, Shape<dyn>> x({3}, {1.0, 2.0, 3.0}); a static shape takes the values alone");
+  }
+  template <std::floating_point U>
+  leaf_data(std::initializer_list<std::initializer_list<U>>) {
+    static_assert(always_false<U>,
+                  "fusegrad::Var/Const: values are listed flat, in row-major order, not as rows in braces: "
+                  "Var<double, Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}");
   }
 
   /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
