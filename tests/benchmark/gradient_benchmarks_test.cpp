@@ -1,5 +1,6 @@
 // benchmark/gradient_benchmarks_test.cpp -- fusegrad/benchmark.hpp: what register_gradient_benchmarks registers,
 // the gradients it refuses, and the summary run_gradient_benchmarks prints.
+#include <limits>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -106,25 +107,37 @@ TEST(GradientBenchmarks, RefusesVariantsWithDifferentValues) {
   }
 }
 
-// run_gradient_benchmarks reads --benchmark_format and --benchmark_color as Google Benchmark does: JSON or CSV leave
-// its own output alone, and colour follows the flag (auto: a terminal).
-TEST(GradientBenchmarks, ReadsTheFormatAndColourFlags) {
-  std::string program = "bench", format = "--benchmark_format=json", colour = "--benchmark_color=false";
-  char* argv[] = {program.data(), format.data(), colour.data()};
-  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_format"), "json");
-  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_color"), "false");
-  EXPECT_EQ(fg::detail::command_line_flag(3, argv, "benchmark_filter"), "");
-  EXPECT_FALSE(fg::detail::console_colour("false"));
-  EXPECT_FALSE(fg::detail::console_colour("no"));
-  EXPECT_TRUE(fg::detail::console_colour("true"));
-  EXPECT_TRUE(fg::detail::console_colour("yes"));
+// run_gradient_benchmarks reads --benchmark_format and --benchmark_color as Google Benchmark does (the last on the
+// command line, else the environment's BENCHMARK_FORMAT): JSON or CSV leave its own output alone, and colour follows
+// Google Benchmark's yes and no (auto: a terminal).
+TEST(GradientBenchmarks, ReadsTheFormatAndColourFlagsAsGoogleBenchmarkDoes) {
+  std::string program = "bench", format = "--benchmark_format=json", colour = "--benchmark_color=false",
+              again = "--benchmark_color=On";
+  char* argv[] = {program.data(), format.data(), colour.data(), again.data()};
+  EXPECT_EQ(fg::detail::benchmark_flag(4, argv, "benchmark_format"), "json");
+  EXPECT_EQ(fg::detail::benchmark_flag(4, argv, "benchmark_color"), "On");
+  ::setenv("BENCHMARK_FORMAT", "csv", 1);
+  EXPECT_EQ(fg::detail::benchmark_flag(1, argv, "benchmark_format"), "csv");
+  ::unsetenv("BENCHMARK_FORMAT");
+  EXPECT_EQ(fg::detail::benchmark_flag(1, argv, "benchmark_format"), "");
+  for (const char* no : {"false", "No", "OFF", "0", "f", "N"}) EXPECT_FALSE(fg::detail::console_colour(no)) << no;
+  for (const char* yes : {"true", "yes", "On", "1", "t", "Y"}) EXPECT_TRUE(fg::detail::console_colour(yes)) << yes;
 }
 
-// Variants that agree exactly agree, infinities and NaNs included: sqrt's gradient at 0 is infinite in each.
-TEST(GradientBenchmarks, AgreeingInfinitiesAreAgreement) {
-  const fg::Var<double, fg::Shape<3>> v{0.0, 1.0, 4.0};
-  EXPECT_NO_THROW((void)fg::register_gradient_benchmarks(
-      "sqrt_at_zero", [](const auto& x) { return fg::sum(fg::sqrt(x)); }, v));
+// Variants that agree exactly agree, infinities and NaNs included: sqrt's gradient at 0 is infinite in each, its value
+// and gradient at -1 NaN in each. A value that is not finite agrees only with the same.
+TEST(GradientBenchmarks, AgreeingInfinitiesAndNansAreAgreement) {
+  const auto sqrt_sum = [](const auto& x) { return fg::sum(fg::sqrt(x)); };
+  EXPECT_NO_THROW(
+      (void)fg::register_gradient_benchmarks("sqrt_at_zero", sqrt_sum, fg::Var<double, fg::Shape<3>>{0, 1, 4}));
+  EXPECT_NO_THROW(
+      (void)fg::register_gradient_benchmarks("sqrt_at_minus_one", sqrt_sum, fg::Var<double, fg::Shape<2>>{-1, 4}));
+  auto benchmarks = fg::register_gradient_benchmarks("infinite_value", weighted, data(), weights());
+  const auto infinite = [](const auto& x, const auto& w, auto& dw) {
+    dw = 2 * x * w + 1;  // the right gradient: only the value is wrong
+    return std::numeric_limits<double>::infinity();
+  };
+  EXPECT_THROW(benchmarks.handwritten(infinite), fg::value_error);
 }
 
 TEST(GradientBenchmarks, RefusesAWrongGradientWhateverItsScale) {

@@ -215,8 +215,8 @@ TEST(Gradcheck, AnEpsThatMovesNothingIsRefused) {
                                           {"eps = 1e-300", "larger eps"});
 }
 
-// sqrt'(0) is infinite; the complex step gives a large finite number (1 / sqrt(2h)). A gradient
-// that is not finite matches only the same non-finite reference, so this fails, at x = 0.
+// sqrt'(0) is infinite; the complex step gives a large finite number (1 / sqrt(2h)). An infinite
+// gradient matches only the same infinity (and a NaN nothing), so this fails, at x = 0.
 TEST(Gradcheck, AnInfiniteGradientFailsAgainstAFiniteReference) {
   const fg::Var<double, fg::Shape<3>> x{1.0, 0.0, 4.0};
   const fg::GradcheckReport report = fg::gradcheck([](const auto& v) { return fg::sum(fg::sqrt(v)); }, x);

@@ -9,8 +9,9 @@ int main() {
   const fg::Tensor fine = fg::taped(data * data);  // the legal twin: a Const is data
   (void)fine;
 #ifdef FUSEGRAD_FAIL
-  const fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
-  const fg::Tensor y = fg::taped(x * x);  // a Var: its gradient comes from value_and_grad
+  const fg::Var<double, fg::Shape<>> s(2.0);  // one value: a Const of one value would be taped as a number
+  const fg::Tensor w = fg::Tensor::ones({3}).requires_grad_();
+  const fg::Tensor y = fg::taped(fg::sum(s * w));  // a Var: its gradient comes from value_and_grad
   (void)y;
 #endif
   return 0;

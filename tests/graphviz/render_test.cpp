@@ -114,14 +114,25 @@ TEST_F(RenderTest, ADotThatCannotRunSaysWhatToCheck) {
                                     {"could not run `dot`", "executable", "command -v dot"});
 }
 
+// SIGCHLD ignored for the scope of a test, then as it was.
+class IgnoringSigchld {
+ public:
+  IgnoringSigchld() : previous_(std::signal(SIGCHLD, SIG_IGN)) {}
+  ~IgnoringSigchld() { std::signal(SIGCHLD, previous_); }
+  IgnoringSigchld(const IgnoringSigchld&) = delete;
+  IgnoringSigchld& operator=(const IgnoringSigchld&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
 // A process that ignores SIGCHLD cannot learn dot's exit status: the file dot wrote says it succeeded.
 TEST_F(RenderTest, WritesWhereSigchldIsIgnored) {
   if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed";
-  const auto previous = std::signal(SIGCHLD, SIG_IGN);
+  const IgnoringSigchld ignoring;
   fg::render(picture(), dir / "loss.svg");
   fg::test::expect_error<fg::error>([&] { fg::render("digraph { a -> }", dir / "broken.svg"); },
                                     {"broken.svg", "SIGCHLD", "syntax error"});
-  std::signal(SIGCHLD, previous);
   EXPECT_EQ(fg::test::xml_error(read_file(dir / "loss.svg")), std::nullopt);
 }
 

@@ -180,6 +180,8 @@ TEST(TapePicture, DotOptionsNameATensor) {
   const DotPicture p(fg::to_dot(y, fg::DotOptions{}.name(w, "weights")));
   EXPECT_TRUE(p.has_label("weights\n(1)"));
   EXPECT_FALSE(p.has_label("w\n(1)"));
+  EXPECT_TRUE(DotPicture(fg::to_dot(w, fg::DotOptions{}.name(w, "weights"))).has_label("weights\n(1)"))
+      << "the tensor drawn, its own green box";
 }
 
 // After a backward without retain_graph, the nodes no longer hold the leaves they read (here the

@@ -183,14 +183,17 @@ inline bool agree(double got, double want, double rtol, double scale) {
   return got == want || (std::isnan(got) && std::isnan(want)) || std::abs(got - want) <= rtol * scale;
 }
 
-// Throws unless `got`, a variant's value, agrees with `want`, the reference's, to rtol relative to the larger.
+// Throws unless `got`, a variant's value, agrees with `want`, the reference's: the same where either is not finite,
+// else to rtol relative to the larger, or to rtol where both are below 1 (a value that is 0 up to rounding comes out
+// as 0 in one variant and 1e-17 in another).
 template <class T>
 void require_same_value(const std::string& name, const char* variant, const char* reference, T got, T want,
                         double rtol) {
-  const double scale = std::max({double(std::numeric_limits<T>::min()), std::abs(double(got)), std::abs(double(want))});
+  const bool finite = std::isfinite(double(got)) && std::isfinite(double(want));
+  const double scale = finite ? std::max({1.0, std::abs(double(got)), std::abs(double(want))}) : 0.0;
   if (!agree(double(got), double(want), rtol, scale))
     throw value_error("fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " value is " +
-                      number_text(double(got)) + ", the " + reference + " one " + number_text(double(want)) +
+                      number_text(got) + ", the " + reference + " one " + number_text(want) +
                       "; every variant must compute the same function");
 }
 

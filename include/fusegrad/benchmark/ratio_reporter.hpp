@@ -13,6 +13,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <fusegrad/benchmark/benchmark_flags.hpp>
+
 namespace fusegrad {
 
 namespace detail {
@@ -81,26 +83,6 @@ class gradient_ratio_reporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> cpu_ns_;
 };
 
-// The value of --<name>=<value> on the command line, or "" (Google Benchmark keeps the flags it reads to itself).
-inline std::string command_line_flag(int argc, char** argv, const std::string& name) {
-  const std::string prefix = "--" + name + "=";
-  std::string value;
-  for (int k = 1; k < argc; ++k)
-    if (const std::string argument = argv[k]; argument.rfind(prefix, 0) == 0) value = argument.substr(prefix.size());
-  return value;
-}
-
-// Colour as --benchmark_color says (Google Benchmark's words), on a terminal when it says auto or nothing.
-inline bool console_colour(const std::string& flag) {
-  if (flag == "true" || flag == "yes" || flag == "1") return true;
-  if (!flag.empty() && flag != "auto") return false;
-#if __has_include(<unistd.h>)
-  return isatty(fileno(stdout)) != 0;
-#else
-  return false;
-#endif
-}
-
 }  // namespace detail
 
 /// Runs the registered benchmarks (Google Benchmark's command line flags apply: --benchmark_filter,
@@ -109,8 +91,8 @@ inline bool console_colour(const std::string& flag) {
 /// (the median's, with repetitions). With --benchmark_format=json or csv, Google Benchmark's own output alone. A
 /// main() for such a program.
 inline int run_gradient_benchmarks(int argc, char** argv) {
-  const std::string format = detail::command_line_flag(argc, argv, "benchmark_format");
-  const std::string colour = detail::command_line_flag(argc, argv, "benchmark_color");
+  const std::string format = detail::benchmark_flag(argc, argv, "benchmark_format");
+  const std::string colour = detail::benchmark_flag(argc, argv, "benchmark_color");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (format.empty() || format == "console") {

@@ -280,8 +280,12 @@ template <Differentiable E, class Upstream, class... Vars>
                 "fusegrad::vjp(f, upstream, vars...): upstream must be a number or an Eigen vector, matrix or array "
                 "(of f's values, or of one value)");
   if constexpr (!(upstream_first && all_vars && one_type && upstream_kind)) {
-    // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
-    return std::tuple<T, T, decltype(void(vars), T())...>{};
+    // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error: the
+    // values and a gradient per var, and one more where a var stands in the upstream's place.
+    if constexpr (upstream_first)
+      return std::tuple<T, decltype(void(vars), T())...>{};
+    else
+      return std::tuple<T, T, decltype(void(vars), T())...>{};
   } else {
     const Extents extents = f.extents();
     detail::var_sinks<Vars...> sinks(vars...);

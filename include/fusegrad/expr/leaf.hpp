@@ -5,6 +5,7 @@
 #include <concepts>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -74,7 +75,7 @@ class leaf_data<T, S, owning> {
                   "Var<double, Shape<dyn>> x({3}, {1.0, 2.0, 3.0}); a static shape takes the values alone");
   }
   template <std::floating_point U>
-  leaf_data(std::initializer_list<std::initializer_list<U>>) {
+  leaf_data(std::initializer_list<std::initializer_list<U>>) requires(!std::is_constructible_v<T, U, U>) {
     static_assert(always_false<U>,
                   "fusegrad::Var/Const: values are listed flat, in row-major order, not as rows in braces: "
                   "Var<double, Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}");

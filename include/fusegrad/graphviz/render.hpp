@@ -76,7 +76,7 @@ class spawned_child {
 /// extension) with Graphviz's `dot` program, found on PATH and given its arguments directly: no
 /// shell reads the path. Throws fusegrad::error when Graphviz is not installed (Debian:
 /// `apt-get install graphviz`) or `dot` fails (with what it printed), value_error for another
-/// extension.
+/// extension or empty DOT text.
 inline void render(std::string_view dot, const std::filesystem::path& path) {
   const std::string format = detail::render_format(path);
   if (dot.find_first_not_of(" \t\r\n") == std::string_view::npos)  // dot writes no file for it, and says nothing
@@ -120,7 +120,6 @@ inline void render(std::string_view dot, const std::filesystem::path& path) {
   // other with a full buffer.
   std::string messages;
   std::size_t written = 0;
-  if (dot.empty()) input_write.reset();
   while (input_write.get() >= 0 || errors_read.get() >= 0) {
     pollfd fds[2] = {{input_write.get(), POLLOUT, 0}, {errors_read.get(), POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
@@ -146,9 +145,9 @@ inline void render(std::string_view dot, const std::filesystem::path& path) {
   const int status = child.wait();
   if (status < 0) {  // not waited for (SIGCHLD ignored): dot has finished, and the file says whether it wrote
     std::error_code failed;
-    const bool written = std::filesystem::file_size(path, failed) > 0 && !failed &&
-                         std::filesystem::last_write_time(path, failed) != before && !failed;
-    if (messages.empty() && written) return;
+    const bool wrote_file = std::filesystem::file_size(path, failed) > 0 && !failed &&
+                            std::filesystem::last_write_time(path, failed) != before && !failed;
+    if (wrote_file) return;  // what dot printed beside it was a warning
     throw error("fusegrad::render: `dot -T" + format + "` wrote no \"" + path.string() + "\" (its exit status is " +
                 "unknown: this process ignores SIGCHLD)" + (messages.empty() ? std::string() : ": " + messages));
   }

@@ -40,9 +40,8 @@ struct tape_picture {
     const auto [it, fresh] = leaf_box_of.try_emplace(&leaf);
     if (fresh) {
       it->second = fresh_id('t');
-      std::string name = leaf.named.load(std::memory_order_relaxed) ? tensor_names::get(&leaf) : std::string();
-      for (const auto& [named, given] : options.leaf_names)
-        if (named == static_cast<const void*>(&leaf)) name = given;
+      const std::string name = options.given_name(&leaf).value_or(
+          leaf.named.load(std::memory_order_relaxed) ? tensor_names::get(&leaf) : std::string());
       dot.box(it->second, name.empty() ? leaf.extents.get().to_string() : name + "\n" + leaf.extents.get().to_string(),
               dot_colors::parameter);
     }

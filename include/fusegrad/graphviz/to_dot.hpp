@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -20,7 +21,7 @@
 namespace fusegrad {
 
 /// The graph that produced `t`, in DOT, drawn as torchviz draws PyTorch's: leaves that require
-/// grad as light-blue boxes with their name (t.name("w")) and shape, one grey box per node
+/// grad as light-blue boxes with their name (DotOptions::name's, else t.name("w")) and shape, one grey box per node
 /// named like its backward ("MulBackward"), `t` as a green box with its shape, an edge from
 /// each input to the node that reads it; tensors that take no gradient are not drawn. A node
 /// that fused several operations is a dashed frame titled FusedBackward holding one box per
@@ -29,7 +30,7 @@ namespace fusegrad {
 /// examples/graphs.cpp.
 template <Scalar T>
 [[nodiscard]] std::string to_dot(const BasicTensor<T>& t, const DotOptions& options = {}) {
-  const std::string name = t.name();  // throws value_error for an undefined tensor
+  const std::string name = options.given_name(t.impl()).value_or(t.name());  // t.name() throws when t is undefined
   const detail::tensor_impl<T>& impl = *t.impl();
   const detail::graph_lock lock;
   detail::tape_picture picture(options);
@@ -54,8 +55,7 @@ class leaf_namer {
       return s.str();
     } else {
       const void* identity = leaf_identity(leaf);
-      for (const auto& [named, name] : options_.leaf_names)
-        if (named == identity) return name;
+      if (std::optional<std::string> given = options_.given_name(identity)) return *given;
       if constexpr (is_tensor_v<L>)
         if (std::string name = leaf.name(); !name.empty()) return name;
       const auto seen = std::find(unnamed_.begin(), unnamed_.end(), identity);

@@ -13,8 +13,8 @@
 #include <fusegrad/ops/add.hpp>
 #include <fusegrad/ops/matmul.hpp>
 #include <fusegrad/ops/transpose.hpp>
-#include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
+#include <fusegrad/tape/tensor.hpp>  // what these return is recorded (fused.hpp) and may be updated in place
 
 namespace fusegrad::nn {
 

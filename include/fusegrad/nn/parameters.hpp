@@ -20,6 +20,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/tensor_in_place.hpp>  // a parameter found here may be updated in place
 
 namespace fusegrad::nn {
 

@@ -42,7 +42,7 @@ struct arg_extremum_op : Order {
     // The index of element i along the reduced axis: (i / inner) % extent; over all axes, i.
     std::size_t inner = 1, extent = extents.size();
     if constexpr (!over_all_axes) {
-      if (extents.rank() != 0) {  // a scalar's axis 0 has extent 1 (reduction_axes.hpp)
+      if (extents.rank() != 0) {  // a scalar's axis 0 has extent 1 (shape/reduce.hpp)
         for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
         extent = extents[A::values[0]];
       }

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <array>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
@@ -50,6 +50,18 @@ struct reshape_op {
 };
 
 namespace detail {
+// Whether a static extent is a count: an integer or enumerator >= 0, or anything else that converts to size_t.
+template <auto D>
+constexpr bool is_count() {
+  using type = decltype(D);
+  if constexpr (std::is_enum_v<type>)
+    return std::cmp_greater_equal(static_cast<std::underlying_type_t<type>>(D), 0);
+  else if constexpr (std::is_integral_v<type> && !std::is_same_v<type, bool>)
+    return std::cmp_greater_equal(D, 0);
+  else
+    return std::is_convertible_v<type, std::size_t>;
+}
+
 template <class Rule, class X>
 constexpr auto make_reshape(X&& x, Rule rule = {}) {
   return make_materialized_with(reshape_op<Rule>{rule}, std::forward<X>(x));
@@ -60,8 +72,8 @@ constexpr auto make_reshape(X&& x, Rule rule = {}) {
 /// operand of another size is a compile error naming both shapes; a dyn one throws.
 template <auto... Ds, Differentiable X>
 [[nodiscard]] constexpr auto reshape(X&& x) {
-  // Taken as any integers, so that -1 meets this assertion rather than a failed conversion to size_t.
-  constexpr bool counts = ((std::integral<decltype(Ds)> && std::cmp_greater_equal(Ds, 0)) && ...);
+  // Taken as any constants, so that -1 meets this assertion rather than a failed conversion to size_t.
+  constexpr bool counts = (detail::is_count<Ds>() && ...);
   static_assert(counts,
                 "fusegrad::reshape<extents...>(x): static extents are counts (>= 0); to infer one, use the run-time "
                 "form fg::reshape(x, {3, -1})");

@@ -28,7 +28,7 @@ class BasicStepLR {
     detail::require(
         std::isfinite(options.gamma) && options.gamma >= 0,
         "fusegrad::optim::StepLR: gamma must be a number >= 0, not " + fusegrad::detail::number_text(options.gamma));
-    (void)optimizer.initial_lr();  // as PyTorch's schedules do: a later CosineAnnealingLR anneals from it
+    (void)optimizer.begin_schedule();  // as PyTorch's schedules do: a later CosineAnnealingLR anneals from it
   }
   /// Ends an epoch. A step that fails (a rate past the largest double) changes neither the rate nor the epoch.
   void step() {
@@ -62,7 +62,7 @@ class BasicCosineAnnealingLR {
     detail::require(std::isfinite(options.eta_min) && options.eta_min >= 0,
                     "fusegrad::optim::CosineAnnealingLR: eta_min must be a number >= 0, not " +
                         fusegrad::detail::number_text(options.eta_min));
-    base_lr_ = optimizer.initial_lr();  // once the settings hold: a refused schedule records nothing
+    base_lr_ = optimizer.begin_schedule();  // once the settings hold: a refused schedule records nothing
   }
   /// Ends an epoch. A step that fails changes neither the rate nor the epoch.
   void step() {

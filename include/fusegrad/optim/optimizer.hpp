@@ -103,8 +103,10 @@ class Optimizer {
     lr_ = lr;
   }
   /// The rate when the first schedule was made on this optimiser (PyTorch's initial_lr), which every schedule made on
-  /// it anneals from. A schedule calls it when it is made; the first call records the rate of that moment.
-  double initial_lr() {
+  /// it anneals from; the current rate while no schedule has been made.
+  [[nodiscard]] double initial_lr() const noexcept { return initial_lr_.value_or(lr_); }
+  /// What a schedule calls when it is made: the first call records the rate of that moment as initial_lr().
+  double begin_schedule() {
     if (!initial_lr_) initial_lr_ = lr_;
     return *initial_lr_;
   }

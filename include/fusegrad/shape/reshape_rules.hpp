@@ -242,8 +242,8 @@ struct squeeze_axis {
   std::int64_t axis = 0;
 
   [[nodiscard]] Extents extents(const Extents& x) const {
-    if (x.rank() == 0 && (axis == 0 || axis == -1)) return x;  // PyTorch: a scalar's axis 0 is itself
-    const std::size_t a = resolve_axis(axis, x.rank(), x, "fusegrad::squeeze");
+    const std::size_t a = resolve_axis_scalar_too(axis, x, "fusegrad::squeeze");
+    if (x.rank() == 0) return x;  // PyTorch: a scalar's axis 0 is itself
     return x[a] == 1 ? erase_axis(x, a) : x;
   }
 };

@@ -25,11 +25,12 @@ namespace detail {
 // An operand of a taped node: a tensor as it is, a sub-expression recorded first, and a
 // number (a leaf of one value, Shape<>) copied into the node as a constant, as PyTorch keeps
 // the scalar of `t * 2` in its MulBackward: a tensor of its own would cost a graph object per
-// use. Other leaves become tensors that take no gradient.
+// use. Other leaves become tensors that take no gradient; a Var meets taped()'s assertion.
 template <class X>
 auto taped_operand(const X& x) {
   using T = typename X::value_type;
-  if constexpr (!is_tensor_v<X> && X::kind == node_kind::leaf && std::is_same_v<typename X::static_shape, Shape<>>)
+  if constexpr (!is_tensor_v<X> && X::kind == node_kind::leaf && !X::takes_grad &&
+                std::is_same_v<typename X::static_shape, Shape<>>)
     return Const<T, Shape<>>(x.data()[0]);
   else
     return taped(x);
