@@ -28,6 +28,11 @@ template <std::floating_point T>
 struct BasicLinear {
   BasicTensor<T> weight, bias;  // bias undefined when made without one
 
+ private:
+  // The range of the initial values, 1/sqrt(in) (none with no inputs).
+  static T bound(std::size_t in_features) { return in_features == 0 ? T(0) : T(1) / std::sqrt(T(in_features)); }
+
+ public:
   BasicLinear(std::size_t in_features, std::size_t out_features, std::uint64_t seed, bool with_bias = true) {
     const NoGradGuard unrecorded;
     weight =
@@ -51,9 +56,6 @@ struct BasicLinear {
     if (bias.defined()) return matmul(x, transpose(weight)) + bias;
     return matmul(x, transpose(weight));
   }
-
-  /// The range of the initial values, 1/sqrt(in) (none with no inputs).
-  static T bound(std::size_t in_features) { return in_features == 0 ? T(0) : T(1) / std::sqrt(T(in_features)); }
 
   /// The parameters by name, for fg::nn::parameters.
   template <class F>

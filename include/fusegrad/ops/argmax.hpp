@@ -11,6 +11,7 @@
 #include <fusegrad/ops/max.hpp>
 #include <fusegrad/ops/min.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
+#include <fusegrad/shape/resolve_axis.hpp>
 
 namespace fusegrad {
 
@@ -42,10 +43,8 @@ struct arg_extremum_op : Order {
     // The index of element i along the reduced axis: (i / inner) % extent; over all axes, i.
     std::size_t inner = 1, extent = extents.size();
     if constexpr (!over_all_axes) {
-      if (extents.rank() != 0) {  // a scalar's axis 0 has extent 1 (shape/reduce.hpp)
-        for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
-        extent = extents[A::values[0]];
-      }
+      for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
+      extent = extent_along(extents, A::values[0]);  // 1 for a scalar's axis 0
     }
     small_buffer<T> best(kept.size(), T(0));
     small_buffer<unsigned char> found(kept.size(), 0);

@@ -7,6 +7,7 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
+#include <fusegrad/shape/resolve_axis.hpp>
 
 namespace fusegrad {
 
@@ -51,7 +52,7 @@ struct cumsum_op {
     std::size_t outer = 1, inner = 1;
     for (std::size_t r = 0; r < Axis; ++r) outer *= x[r];
     for (std::size_t r = Axis + 1; r < x.rank(); ++r) inner *= x[r];
-    const std::size_t n = x.rank() == 0 ? 1 : x[Axis];
+    const std::size_t n = detail::extent_along(x, Axis);
     for (std::size_t o = 0; o < outer; ++o)
       for (std::size_t i = 0; i < inner; ++i) line(o * n * inner + i, inner, n);
   }
