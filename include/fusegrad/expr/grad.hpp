@@ -219,13 +219,15 @@ template <Differentiable E, class... Vars>
   static_assert(!named || no_tensor,
                 "fusegrad::value_and_grad(f, vars...): a Tensor is differentiated on the tape: fg::Tensor loss = f; "
                 "loss.backward(); then w.grad() (or fg::grad(loss, {w}))");
-  static_assert(!(named && no_tensor) || all_vars,
+  // The conditions name the types, so that the diagnostic's note shows the one that fails.
+  static_assert(!(named && no_tensor) || (detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var (the expression comes "
                 "first); a Const or an expression takes no gradient");
-  static_assert(!(named && all_vars) || one_type,
+  static_assert(!(named && all_vars) || detail::vars_have_scalar_type_of<node, Vars...>(),
                 "fusegrad::value_and_grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
                 "another type, so its gradient would be zero");
-  static_assert(!(named && all_vars && one_type) || scalar,
+  static_assert(!(named && all_vars && one_type) || std::is_same_v<typename node::static_shape, AnyShape> ||
+                    static_size_v<typename node::static_shape> == 1,
                 "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
   if constexpr (!(named && all_vars && one_type && scalar)) {
@@ -270,7 +272,7 @@ template <Differentiable E, class Upstream, class... Vars>
   static_assert(upstream_first,
                 "fusegrad::vjp(f, upstream, vars...): the second argument is the upstream gradient, the vars come "
                 "after it: fg::vjp(f, 1.0, x)");
-  static_assert(!upstream_first || all_vars,
+  static_assert(!upstream_first || (detail::is_variable_v<Vars> && ...),
                 "fusegrad::vjp(f, upstream, vars...): every var must be a fusegrad::Var; a Const or an expression "
                 "takes no gradient");
   static_assert(!(upstream_first && all_vars) || one_type,
