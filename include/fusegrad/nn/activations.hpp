@@ -4,7 +4,7 @@
 #include <fusegrad/ops/relu.hpp>
 #include <fusegrad/ops/sigmoid.hpp>
 #include <fusegrad/ops/tanh.hpp>
-#include <fusegrad/tape/tensor.hpp>  // what these return is recorded (fused.hpp) and may be updated in place
+#include <fusegrad/tape/tensor.hpp>  // what the activations return is recorded (fused.hpp)
 
 namespace fusegrad::nn {
 

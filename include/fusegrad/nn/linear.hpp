@@ -14,7 +14,7 @@
 #include <fusegrad/ops/matmul.hpp>
 #include <fusegrad/ops/transpose.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
-#include <fusegrad/tape/tensor.hpp>  // what these return is recorded (fused.hpp) and may be updated in place
+#include <fusegrad/tape/tensor.hpp>  // what a layer returns is recorded (fused.hpp), its parameters updated in place
 
 namespace fusegrad::nn {
 
