@@ -289,7 +289,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   if (capture) {
     for (auto& [t, g] : staged_grads)
       if (capture->wants(t)) capture->add(t, std::move(g.values));
-  } else {
+  } else if (!staged_grads.empty()) {  // a backward that is not staged added its gradients as it ran
     // What may throw first (a deferred value that reads a gradient, the memory of a first gradient); then the
     // commit, which cannot: either every gradient changes or none does.
     std::vector<ref<tensor_storage<T>>> fresh;
