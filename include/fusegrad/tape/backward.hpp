@@ -71,6 +71,19 @@ void release_graph(std::span<const backward_root<T>> roots) {
   }
 }
 
+// A staged backward's gradients, added to their tensors: what may throw first (a deferred value that reads a
+// gradient, the memory of a first gradient), then the commit, which cannot, so that every gradient changes or none
+// does. Out of line: the usual backward never runs it, and inlined it took an inlining from that backward's loop.
+template <class T, class StagedGrads>
+[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads) {
+  std::vector<ref<tensor_storage<T>>> fresh;
+  fresh.reserve(staged_grads.size());
+  for (auto& [t, g] : staged_grads) t->settle_grad_readers();
+  for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
+  std::size_t k = 0;
+  for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
+}
+
 // `across` is set for the passes a cast starts (node::backward_across): the pass that started
 // them has checked the graphs they run already.
 template <class T>
@@ -290,14 +303,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     for (auto& [t, g] : staged_grads)
       if (capture->wants(t)) capture->add(t, std::move(g.values));
   } else if (!staged_grads.empty()) {  // a backward that is not staged added its gradients as it ran
-    // What may throw first (a deferred value that reads a gradient, the memory of a first gradient); then the
-    // commit, which cannot: either every gradient changes or none does.
-    std::vector<ref<tensor_storage<T>>> fresh;
-    fresh.reserve(staged_grads.size());
-    for (auto& [t, g] : staged_grads) t->settle_grad_readers();
-    for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
-    std::size_t k = 0;
-    for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
+    commit_staged_grads<T>(staged_grads);
   }
   reset.completed = true;
   if ((crosses || staged) && !retain_graph) release_graph(roots);

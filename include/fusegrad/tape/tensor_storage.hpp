@@ -108,8 +108,8 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   // backward the locks for the storages no deferred value ever read. Several writes made as one (an optimiser's step,
   // a backward's gradients) settle every reader first, which may throw, then count every write, which cannot.
   void prepare_write_in_place() {
-    settle_readers();
-    count_write();
+    if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
+    ++version;
   }
   void settle_readers() {
     if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
