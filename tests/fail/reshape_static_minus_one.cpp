@@ -7,7 +7,10 @@ namespace fg = fusegrad;
 int main() {
   const fg::Var<double, fg::Shape<2, 3>> x;
   const auto fine = fg::reshape<3, 2>(x);  // the legal twin: every extent given
+  enum : int { rows = 3, cols = 2 };
+  const auto named = fg::reshape<rows, cols>(x);  // extents may be any constants that convert to size_t
   (void)fine;
+  (void)named;
   const auto inferred = fg::reshape(x, {3, -1});  // and the run-time form, which infers one
   (void)inferred;
 #ifdef FUSEGRAD_FAIL
