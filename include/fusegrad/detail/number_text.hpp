@@ -2,15 +2,14 @@
 #pragma once
 
 #include <charconv>
+#include <concepts>
 #include <string>
-#include <type_traits>
 
 namespace fusegrad::detail {
 
 // 0.1 prints as 0.1 and -1e-10 as -1e-10, where std::to_string gives 0.100000 and -0.000000; a float as the float
 // it is (0.1f as 0.1, not 0.10000000149011612).
-template <class T>
-  requires std::is_floating_point_v<T>
+template <std::floating_point T>
 std::string number_text(T v) {
   char text[64];
   const auto written = std::to_chars(text, text + sizeof text, v);

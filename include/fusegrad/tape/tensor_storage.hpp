@@ -107,6 +107,8 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   // version counts the write, so that nodes that saved them refuse to run backward. The lock-free flag spares the
   // backward the locks for the storages no deferred value ever read. Several writes made as one (an optimiser's step,
   // a backward's gradients) settle every reader first, which may throw, then count every write, which cannot.
+  // Written out, not as the two calls below: through them, g++ stops inlining grad_destination into the backward's
+  // loop (always_inline on them does not bring it back).
   void prepare_write_in_place() {
     if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
     ++version;
