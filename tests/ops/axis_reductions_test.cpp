@@ -217,6 +217,13 @@ TEST(AxisReductionsByHand, ArgmaxAndArgminFindTheFirstExtremum) {
   expect_array_near(indices, {1, 0});
   expect_array_near(dx, {0, 0, 0, 0, 0, 0});
   static_assert(std::is_same_v<decltype(fg::argmax(x, fg::axes<0>))::static_shape, fg::Shape<3>>);
+  // Indices of a tensor that requires grad do not (PyTorch's are integers): no node, nothing to call backward on.
+  fg::Tensor p = fg::Tensor::from({1.0, 5.0, 3.0}, {3}).requires_grad_();
+  EXPECT_FALSE(fg::Tensor(fg::argmax(p)).requires_grad());
+  EXPECT_FALSE(fg::Tensor(fg::taped(fg::argmin(p, fg::axes<0>))).requires_grad());
+  EXPECT_TRUE(fg::Tensor(fg::taped(fg::argmax(p, fg::axes<0>) * p)).requires_grad());
+  EXPECT_THROW(fg::Tensor(fg::argmax(p)).backward(), fg::graph_error);
+  EXPECT_FALSE(p.grad().defined());
 }
 
 // keepdims keeps the reduced axis as 1; reducing several axes at once reduces each.

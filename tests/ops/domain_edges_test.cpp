@@ -127,6 +127,63 @@ TEST(DomainEdges, DivisionByZero) {
   }
 }
 
+// Dividing by a number divides, as PyTorch's CPU kernels do: multiplying by 1/b instead gives inf and NaN where 1/b
+// overflows (b = 1e-310), and is an ulp off elsewhere (49 / 49). PyTorch 1.13's values and gradients.
+TEST(DomainEdges, DivisionByANumberDivides) {
+  check_unary_edges("x / 1e-310", [](const auto& x) { return x / 1e-310; },
+                    {{0.0, 0.0, 1.0 / 1e-310}, {1e-300, 1e-300 / 1e-310, 1.0 / 1e-310}, {1e-310, 1.0, 1.0 / 1e-310}});
+  check_unary_edges("x / 49", [](const auto& x) { return x / 49.0; }, {{49.0, 1.0, 1.0 / 49.0}});
+}
+
+// A one-value Var divisor multiplies by its reciprocal, but its gradient, -(sum dy a) / b^2, comes out where b^2
+// alone would overflow or vanish (PyTorch 1.13: -2e120 and -2e-150).
+TEST(DomainEdges, AScalarDivisorsGradientAtExtremeScales) {
+  fg::Var<double, fg::Shape<2>> tiny{1e-200, 1e-200}, huge{1e250, 1e250};
+  fg::Var<double, fg::Shape<>> small_b(1e-160), large_b(1e200);
+  const auto [v1, da1, db1] = fg::value_and_grad(fg::sum(tiny / small_b), tiny, small_b);
+  EXPECT_NEAR(db1, -2e120, 1e106);
+  EXPECT_NEAR(v1, 2e-40, 1e-54);
+  const auto [v2, da2, db2] = fg::value_and_grad(fg::sum(huge / large_b), huge, large_b);
+  EXPECT_NEAR(db2, -2e-150, 1e-164);
+  EXPECT_NEAR(v2, 2e50, 1e36);
+}
+
+// A mean divides its sum by the count, as PyTorch's does: the mean of 49 ones is 1, not 1 - 2^-53, in every layer
+// and over chosen axes; its gradient is 1 / 49 each.
+TEST(DomainEdges, AMeanDividesByTheCount) {
+  const Eigen::ArrayXd ones = Eigen::ArrayXd::Ones(49), threes = Eigen::ArrayXd::Constant(49, 3.0);
+  fg::Var<double, fg::Shape<fg::dyn>> x(ones);
+  const auto [value, dx] = fg::value_and_grad(fg::mean(x), x);
+  EXPECT_EQ(value, 1.0);
+  EXPECT_EQ(dx[0], 1.0 / 49.0);
+  EXPECT_EQ(fg::Tensor(fg::mean(fg::Tensor::from(threes))).item(), 3.0);
+  EXPECT_EQ(fg::Tensor(fg::mean(fg::Tensor::from(threes), fg::axes<0>)).item(), 3.0);
+  EXPECT_EQ(fg::Tensor(fg::sum(fg::Tensor::from(threes)) / 49.0).item(), 3.0);
+  fg::Tensor t = fg::Tensor::from(threes).requires_grad_();
+  fg::taped(fg::mean(t, fg::axes<0>)).backward();
+  EXPECT_EQ(t.grad().data()[48], 1.0 / 49.0);
+}
+
+// float sqrt is correctly rounded, with IEEE results at +inf, subnormals and -0 (PyTorch 1.13's), in a register of
+// floats as alone: Eigen's float registers compute a reciprocal square root and a Newton step instead.
+TEST(DomainEdges, FloatSqrtIsCorrectlyRounded) {
+  const float finf = std::numeric_limits<float>::infinity();
+  fg::Var<float, fg::Shape<fg::dyn>> x(Eigen::ArrayXf{{4.0f, finf, 1e-40f, -0.0f, 2.0f, 1e-40f, finf, 4.0f, 3.0f}});
+  const auto [y, dx] = fg::vjp(fg::sqrt(x), Eigen::ArrayXf::Ones(9).eval(), x);
+  for (Eigen::Index i = 0; i < 9; ++i) {
+    const float v = x.value()[i];
+    const std::string at = "sqrt(" + std::to_string(v) + "), element " + std::to_string(i);
+    EXPECT_EQ(y[i], std::sqrt(v)) << at;
+    EXPECT_EQ(std::signbit(y[i]), std::signbit(std::sqrt(v))) << at;
+    EXPECT_EQ(dx[i], 0.5f / std::sqrt(v)) << at;
+  }
+  const Eigen::ArrayXf many = Eigen::ArrayXf::LinSpaced(4099, 1e-3f, 1e3f);
+  const fg::FloatTensor roots = fg::sqrt(fg::FloatTensor::from(many));
+  int wrong = 0;
+  for (Eigen::Index i = 0; i < many.size(); ++i) wrong += roots.data()[i] != std::sqrt(many[i]);
+  EXPECT_EQ(wrong, 0);
+}
+
 // PyTorch gives a scalar one axis, 0 or -1, of extent 1, for the ops that reduce or index along an axis
 // (`torch.tensor(3.).sum(0)` is 3, `torch.gather(torch.tensor(3.), 0, torch.tensor(0))` is 3). Each op below, at x = 3,
 // with PyTorch 1.13's value and gradient; the result is a scalar again.

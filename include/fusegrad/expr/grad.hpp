@@ -54,16 +54,16 @@ template <LinearRoot E, class Sinks>
     using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
     const X& chain = std::get<0>(expr.args);
     const Extents chain_extents = chain.extents();
-    const T scale = E::op::template scale<T>(chain_extents.size());
+    const T divisor = E::op::template divisor<T>(chain_extents.size());
     sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
     state.forward();
-    const T seed = upstream * scale;
+    const T seed = upstream / divisor;
     segment_access<T, Shape<>, typename X::static_shape> up(&seed, Extents{}, chain_extents, nullptr);
     up.load();
     T total(0);
     run_segment<typename X::static_shape>(state, chain_extents, sum_values<T>{&total}, &up);
     state.finish();
-    return total * scale;
+    return total / divisor;
   } else if constexpr (std::is_same_v<typename E::op, negate_op>) {
     return -reduce_and_sweep(expr.x, sinks, -upstream);
   } else {

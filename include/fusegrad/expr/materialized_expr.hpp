@@ -75,12 +75,12 @@ concept SavesForBackward = JointVjp<Op> && std::default_initializable<typename O
   op.vjp_all(dx, dy, in, dy, &saved);
 };
 
-/// An op whose result is `scale(n) * sum(x)` over all n elements (sum, mean): its operand's
+/// An op whose result is `sum(x) / divisor(n)` over all n elements (sum, mean): its operand's
 /// segment is reduced block by block inside the fused loop, never materialised.
 template <class Op>
 concept LinearFullReduction = MaterializedOp<Op> && requires {
   requires Op::reduces_all_linearly;
-  { Op::template scale<double>(std::size_t{}) } -> std::same_as<double>;
+  { Op::template divisor<double>(std::size_t{}) } -> std::same_as<double>;
 };
 
 /// The node `Op(xs...)` of a static expression whose value is a whole array. The op's
@@ -93,7 +93,7 @@ struct materialized_expr {
   using value_type = typename boost::mp11::mp_front<operand_types>::value_type;
   using static_shape = typename Op::template result_shape<typename detail::node_t<Xs>::static_shape...>;
   static constexpr node_kind kind = node_kind::materialized;
-  static constexpr bool takes_grad = (detail::node_t<Xs>::takes_grad || ...);
+  static constexpr bool takes_grad = is_differentiable_op_v<Op> && (detail::node_t<Xs>::takes_grad || ...);
 
   std::tuple<Xs...> args;           // std::tuple: operands may be references (closure rule)
   [[no_unique_address]] Op spec{};  // the op spec: its run-time parameters, if it has any

@@ -16,7 +16,7 @@ struct unary_expr {
   using value_type = typename operand::value_type;
   using static_shape = typename operand::static_shape;
   static constexpr node_kind kind = node_kind::elementwise;
-  static constexpr bool takes_grad = operand::takes_grad;
+  static constexpr bool takes_grad = is_differentiable_op_v<Op> && operand::takes_grad;
 
   X x;
 

@@ -21,13 +21,14 @@ namespace detail {
 // The first extremum wins a tie, a NaN wins over numbers, as the value of max and min.
 // Indices are values of the tensor's scalar type (exact below 2^24 in float, 2^53 in double).
 //   value: y_g = the index of the first extremum of group g
-//   vjp:   0: an index is piecewise constant in x
+//   vjp:   0: an index is piecewise constant in x (never called: the op is not differentiable)
 template <class Order, AxesType A, keep_dims K>
 struct arg_extremum_op : Order {
   static constexpr bool over_all_axes = std::is_same_v<A, AllAxes>;
   static_assert(over_all_axes || extremum_op<Order, A, K>::one_axis,
                 "fusegrad::argmax/argmin: give one axis (fg::axes<1>) or none (the flat index over all axes)");
   static constexpr vjp_needs needs = vjp_needs::none;
+  static constexpr bool differentiable = false;  // indices take no gradient, as PyTorch's
   static constexpr bool analytic = false;  // piecewise constant: no complex form (check/gradcheck.hpp)
   static constexpr std::size_t arity = 1;
 

@@ -25,12 +25,10 @@ struct div_op {
 };
 
 namespace detail {
-// Whether b is statically one value while a is not: then a / b is a * (1 / b).
+// Whether b is a node of one value (Shape<>, Shape<1>, ...) while a is not: then a / b is a * (1 / b).
 template <class A, class B>
 constexpr bool divides_by_uniform() {
-  if constexpr (Number<B>) {
-    return !Number<A>;
-  } else if constexpr (Number<A>) {
+  if constexpr (Number<A> || Number<B>) {
     return false;
   } else {
     return static_size_v<typename std::remove_cvref_t<B>::static_shape> == 1 &&
@@ -39,23 +37,21 @@ constexpr bool divides_by_uniform() {
 }
 }  // namespace detail
 
-/// `a / b` with NumPy broadcasting; either side may be a plain number. Dividing by a
-/// statically scalar b multiplies by its reciprocal instead: 1 / b is then computed once
-/// per sweep (b is loop-invariant), not a division per element in the value and two in
-/// the gradient. Results agree with true division to an ulp.
+/// `a / b` with NumPy broadcasting; either side may be a plain number, which divides as PyTorch's
+/// CPU kernels do. A b whose static shape holds one value (a `Var<T, Shape<>>`, such as a scale
+/// parameter) multiplies by its reciprocal instead: 1 / b is computed once per sweep (b is
+/// loop-invariant), not a division per element in the value and in the gradient. Values then
+/// agree with true division to about an ulp (b's gradient, -(sum dy a) / b^2, is formed as
+/// -((sum dy a) r) r with r = 1 / b, which overflows no sooner than the gradient); a b so small
+/// that 1 / b overflows (|b| < 2^-1024, a subnormal double) gives infinities where true division
+/// would not.
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator/(A&& a, B&& b) {
-  if constexpr (detail::divides_by_uniform<A, B>()) {
-    if constexpr (Number<B>) {
-      using T = typename std::remove_cvref_t<A>::value_type;
-      return detail::make_binary<mul_op>(std::forward<A>(a), T(1) / static_cast<T>(b));
-    } else {
-      return detail::make_binary<mul_op>(std::forward<A>(a), reciprocal(std::forward<B>(b)));
-    }
-  } else {
+  if constexpr (detail::divides_by_uniform<A, B>())
+    return detail::make_binary<mul_op>(std::forward<A>(a), reciprocal(std::forward<B>(b)));
+  else
     return detail::make_binary<div_op>(std::forward<A>(a), std::forward<B>(b));
-  }
 }
 
 }  // namespace fusegrad

@@ -8,7 +8,8 @@
 
 namespace fusegrad {
 
-/// Mean over the axes A: the sum divided by how many elements each output summed.
+/// Mean over the axes A: the sum divided by how many elements each output summed. Divided, not
+/// multiplied by 1 / n, as PyTorch does: the mean of 49 ones is 1, not 1 - 2^-53.
 ///   value: y = sum_{reduced axes} x / n
 ///   vjp:   dx = dy / n, broadcast back over the reduced axes
 template <AxesType A, keep_dims K>
@@ -16,23 +17,23 @@ struct mean_op : sum_op<A, K> {
   static constexpr std::string_view name = "mean";
   static constexpr std::string_view backward_name = "MeanBackward";
   template <class T>
-  static T scale(std::size_t n) {
-    return T(1) / T(static_cast<double>(n));
+  static T divisor(std::size_t n) {
+    return T(static_cast<double>(n));
   }
 
   template <class T>
   static void value(T* y, const operands<T, 1>& in) {
     sum_op<A, K>::value(y, in);
     const auto n = static_cast<Eigen::Index>(sum_op<A, K>::result_extents(in.extents[0]).size());
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(y, n) *=
-        scale<T>(in.extents[0].size() / std::max<std::size_t>(n, 1));
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(y, n) /=
+        divisor<T>(in.extents[0].size() / std::max<std::size_t>(n, 1));
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
     sum_op<A, K>::template vjp<I>(dx, dy, in, y);
     const auto reduced = sum_op<A, K>::result_extents(in.extents[0]).size();
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(dx, static_cast<Eigen::Index>(in.extents[0].size())) *=
-        scale<T>(in.extents[0].size() / std::max<std::size_t>(reduced, 1));
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(dx, static_cast<Eigen::Index>(in.extents[0].size())) /=
+        divisor<T>(in.extents[0].size() / std::max<std::size_t>(reduced, 1));
   }
 };
 

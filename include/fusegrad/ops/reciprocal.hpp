@@ -11,13 +11,14 @@ namespace fusegrad {
 
 /// Element-wise reciprocal.
 ///   value: y = 1 / x
-///   vjp:   dx = -dy * y^2
+///   vjp:   dx = -dy * y^2, formed as -(dy * y) * y: y^2 alone overflows or underflows where the
+///          gradient does not (dy = 1e250, y = 1e-200)
 struct reciprocal_op {
   static constexpr std::string_view name = "reciprocal";
   static constexpr std::string_view backward_name = "ReciprocalBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
   static auto value(const auto& x) { return x.inverse(); }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return -dy * y.square(); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return -(dy * y) * y; }
 };
 
 /// Element-wise reciprocal: y = 1 / x.

@@ -6,17 +6,18 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
 
-/// Element-wise sqrt.
+/// Element-wise sqrt, correctly rounded (math::sqrt: Eigen's float registers are not).
 ///   value: y = sqrt(x)
 ///   vjp:   dx = dy / (2 y)
 struct sqrt_op {
   static constexpr std::string_view name = "sqrt";
   static constexpr std::string_view backward_name = "SqrtBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
-  static auto value(const auto& x) { return x.sqrt(); }
+  static auto value(const auto& x) { return math::sqrt(x); }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
     using T = typename std::decay_t<decltype(dy)>::Scalar;
     return dy * (T(0.5) / y);

@@ -24,7 +24,7 @@ template <AxesType A, keep_dims K>
 struct sum_op : sum_op_base {
   static constexpr bool reduces_all_linearly = std::is_same_v<A, AllAxes>;
   template <class T>
-  static T scale(std::size_t /*n*/) {
+  static T divisor(std::size_t /*n*/) {
     return T(1);
   }
 

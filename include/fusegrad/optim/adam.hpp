@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/optim/optimizer.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
@@ -108,9 +109,9 @@ class BasicAdamFamily final : public Optimizer<T> {
         if (options_.amsgrad) {
           auto v_max = s.v_max.segment(at, n);
           v_max = v_max.max(v);
-          x -= (step_size * m) / (v_max.sqrt() / correction2_sqrt + eps);
+          x -= (step_size * m) / (math::sqrt(v_max) / correction2_sqrt + eps);
         } else {
-          x -= (step_size * m) / (v.sqrt() / correction2_sqrt + eps);
+          x -= (step_size * m) / (math::sqrt(v) / correction2_sqrt + eps);
         }
       };
       if constexpr (Decoupled) {

@@ -324,8 +324,9 @@ template <Scalar T>
 void BasicTensor<T>::backward(BackwardOptions options) const {
   if (!checked().requires_grad)
     throw graph_error(
-        "fusegrad::Tensor::backward(): this tensor does not require grad; nothing that produced "
-        "it requires grad (call requires_grad_() on the parameters before computing it)");
+        "fusegrad::Tensor::backward(): this tensor does not require grad: nothing that produced it requires grad, or "
+        "it is a comparison's mask or argmax/argmin's indices, which pass none (call requires_grad_() on the "
+        "parameters before computing it)");
   if (numel() != 1)
     throw graph_error("fusegrad::Tensor::backward(): the tensor has shape " + shape().to_string() +
                       "; backward() without a gradient needs a one-element tensor. Reduce it (sum, mean) or pass "
@@ -338,8 +339,9 @@ template <Scalar T>
 void BasicTensor<T>::backward(const BasicTensor& gradient, BackwardOptions options) const {
   if (!checked().requires_grad)
     throw graph_error(
-        "fusegrad::Tensor::backward(gradient): this tensor does not require grad; nothing that produced it requires "
-        "grad (call requires_grad_() on the parameters before computing it)");
+        "fusegrad::Tensor::backward(gradient): this tensor does not require grad: nothing that produced it requires "
+        "grad, or it is a comparison's mask or argmax/argmin's indices, which pass none (call requires_grad_() on the "
+        "parameters before computing it)");
   if (!(gradient.shape() == shape()))
     throw shape_error("fusegrad::Tensor::backward(gradient): the gradient has shape " + gradient.shape().to_string() +
                       " but the tensor has shape " + shape().to_string() +

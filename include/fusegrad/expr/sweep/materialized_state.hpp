@@ -250,7 +250,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       if constexpr (fused) {
         value_type total(0);
         run_segment<typename operand::static_shape>(o.state, o.extents, sum_values<value_type>{&total});
-        std::fill_n(value.data(), extents.size(), total * Op::template scale<value_type>(o.extents.size()));
+        std::fill_n(value.data(), extents.size(), total / Op::template divisor<value_type>(o.extents.size()));
       } else if constexpr (!operand::is_leaf) {
         run_segment<typename operand::static_shape>(o.state, o.extents, store_values<value_type>{o.values.data()});
       }
@@ -274,7 +274,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
         using operand = std::remove_reference_t<decltype(o)>;
         if constexpr (operand::takes_grad) {
           if constexpr (fused) {
-            o.upstream[0] = dy[0] * Op::template scale<value_type>(o.extents.size());
+            o.upstream[0] = dy[0] / Op::template divisor<value_type>(o.extents.size());
           } else if constexpr (!JointVjp<Op>) {
             op_.template vjp<I>(o.vjp_target(), dy, operands_.template view<value_type>(), value.data());
           }
