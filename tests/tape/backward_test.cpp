@@ -3,7 +3,9 @@
 #include <cmath>
 #include <latch>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 
@@ -626,6 +628,42 @@ TEST(Anomaly, AFailedCommitCountsNoWrite) {
   for (const Tensor& reader : readers) fg::taped(fg::sum(reader)).backward();  // no gradient counted a write
   EXPECT_EQ(p.grad().item(), 2.0 * (n - 1) * n / 2);
   (void)deferred;
+}
+
+// An op of a user's whose VJP throws once `failures_from` of its blocks have run (2x, with the VJP 2 dy).
+int doubling_calls = 0, doubling_failures_from = 1 << 30;
+struct failing_double_op {
+  static constexpr std::string_view name = "failing_double";
+  static constexpr std::string_view backward_name = "FailingDoubleBackward";
+  static constexpr fg::vjp_needs needs = fg::vjp_needs::none;
+  static auto value(const auto& x) { return x * 2; }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) {
+    if (++doubling_calls > doubling_failures_from) throw std::runtime_error("failing_double: its VJP failed");
+    return dy * 2;
+  }
+};
+auto failing_double(fg::Differentiable auto&& x) {
+  return fg::detail::make_unary<failing_double_op>(std::forward<decltype(x)>(x));
+}
+
+// A node that fails part-way outside the guard may have added part of its gradients; run again, it would add them
+// twice. It refuses to, saying why, as does every backward that would run it.
+TEST(Anomaly, ANodeThatFailedPartWayRefusesToRunAgain) {
+  Tensor x = Tensor::from(Eigen::ArrayXd::LinSpaced(64, 0, 63)).requires_grad_();
+  Tensor w = Tensor::full({64}, 0.5).requires_grad_();
+  const Tensor loss = fg::sum(w * x + failing_double(x));  // one node, swept block by block
+  doubling_calls = 0;
+  doubling_failures_from = 2;
+  expect_error<std::runtime_error>([&] { loss.backward({.retain_graph = true}); }, {"its VJP failed"});
+  doubling_failures_from = 1 << 30;
+  expect_error<fg::graph_error>([&] { loss.backward(); }, {"failed inside", "partial", "zero_grad"});
+  expect_error<fg::graph_error>([&] { (void)fg::grad(loss, {x}); }, {"failed inside"});
+  // Recorded again, the graph runs: the gradients from zero are 0.5 + 2 and x.
+  x.zero_grad();
+  w.zero_grad();
+  Tensor(fg::sum(w * x + failing_double(x))).backward();
+  EXPECT_EQ(x.grad().eigen()[10], 2.5);
+  EXPECT_EQ(w.grad().eigen()[10], 10.0);
 }
 
 TEST(Anomaly, GuardIsPerThread) {

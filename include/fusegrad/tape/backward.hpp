@@ -67,7 +67,7 @@ void release_graph(std::span<const backward_root<T>> roots) {
     if (n->released) continue;  // released across a cast meanwhile
     if (n->input_count == 0) n->release_across();
     n->release_saved();
-    n->released = true;
+    n->released = released_after_backward;
   }
 }
 
@@ -122,7 +122,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   std::optional<graph_walk> cast_walk;  // one walk for every cast: each node of the other graphs checked once
   for (node<T>* n = top; n; n = n->next_visited) {
     if (n->released) [[unlikely]]
-      throw freed_graph_error(n->name());
+      throw freed_graph_error(n->name(), n->released);
     n->check_runnable();
     if (n->input_count == 0) [[unlikely]] {
       crosses = true;
@@ -240,6 +240,11 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
       // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
       for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
         if ((unfilled >> k & 1) && !inputs[k].fn) inputs[k].input->grad = {};
+      // Outside a staged backward the node may have added part of its gradients: run again, it would add them twice.
+      if (!staged) {
+        n->release_saved();
+        n->released = released_after_failure;
+      }
       throw;
     }
     if (deferred) {
@@ -272,7 +277,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     // has completed, so a failed one leaves the graph as it found it. Its nodes keep what they saved until then.
     if (!retain_graph && !crosses && !staged) {
       n->release_saved();
-      n->released = true;
+      n->released = released_after_backward;
     }
   }
   // The graphs of another scalar type that casts lead into, before this pass's staged

@@ -46,7 +46,7 @@ class cast_node final : public node<To> {
   void settle_value() override {}
   // The VJP reads no values: a source changed in place since does not change it.
   void check_runnable() const override {
-    if (this->released) throw freed_graph_error(name());
+    if (this->released) throw freed_graph_error(name(), this->released);
   }
   // Keeps the gradient, cast, for backward_across (a pass that runs a cast releases nothing
   // before the end, so the source is still held then). Casting down can overflow: anomaly mode

@@ -207,7 +207,7 @@ class fused_node final : public node<typename E::value_type> {
     one_op_.release();
     std::destroy_at(&expr_);
     read_count_ = 0;
-    this->released = true;
+    this->released = released_after_backward;  // run_backward may say why instead
   }
 
   // A deferrable node may have been settled by an in-place write on another thread; the
@@ -288,7 +288,7 @@ class fused_node final : public node<typename E::value_type> {
       if (read_[k]->storage->version != read_versions_[k]) [[unlikely]]
         throw_modified(read_[k], read_versions_[k], what);
   }
-  [[noreturn, gnu::cold, gnu::noinline]] void throw_freed() const { throw freed_graph_error(name()); }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_freed() const { throw freed_graph_error(name(), this->released); }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint32_t version,
                                                              const char* what) const {
     throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +

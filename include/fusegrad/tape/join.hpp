@@ -56,7 +56,7 @@ class cat_node final : public node<T> {
   void settle_value() override {}
   // The VJP reads no values: an input changed in place since does not change it.
   void check_runnable() const override {
-    if (this->released) throw freed_graph_error(name());
+    if (this->released) throw freed_graph_error(name(), this->released);
   }
   void backward(const T* grad_output, std::span<T* const> input_grads, std::uint64_t /*unfilled*/,
                 T* /*value_out*/) override {
@@ -66,7 +66,7 @@ class cat_node final : public node<T> {
   }
   void release_saved() noexcept override {
     inputs_.clear();
-    this->released = true;
+    this->released = released_after_backward;
   }
 
  private:

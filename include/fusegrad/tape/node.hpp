@@ -45,6 +45,13 @@ struct edge {
 // (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
 // them: a node lives while its output or a later node needs it. 80 bytes, and a taped
 // graph holds one per op: every field is sized for that.
+// Why a node can no longer run backward (node::released); 0 while it can.
+enum release_reason : std::uint8_t {
+  not_released = 0,
+  released_after_backward,  // an earlier backward ran it and dropped what its backward reads
+  released_after_failure,   // an earlier backward failed inside it, which may have added part of its gradients
+};
+
 template <Scalar T>
 struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
@@ -52,7 +59,7 @@ struct node : ref_counted<node<T>> {
   // (tape/backward.hpp). The small fields come first, after the 4-byte count.
   std::uint32_t waiting = 0;       // consumers inside this graph that have not yet sent their gradient
   bool has_grad = false;           // this backward's gradient for the output is held (grad_data)
-  bool released = false;           // an earlier backward dropped what backward reads
+  release_reason released = not_released;  // tests as true once backward may not run it again
   std::uint16_t block_offset = 0;  // from the recorded_block it lives in (record_node); 0: its own allocation
   std::uint32_t input_count = 0;
   edge<T>* input_edges = nullptr;  // one per distinct input that requires grad (storage: the subclass)
@@ -211,8 +218,12 @@ struct node : ref_counted<node<T>> {
   }
 };
 
-// What backward through a part of the graph that an earlier backward freed throws.
-inline graph_error freed_graph_error(const std::string& node_name) {
+// What backward through a part of the graph that an earlier backward released throws.
+inline graph_error freed_graph_error(const std::string& node_name, release_reason why = released_after_backward) {
+  if (why == released_after_failure)
+    return graph_error("fusegrad: an earlier backward failed inside part of the graph (" + node_name +
+                       ") after it may have added part of its gradients, which are partial; zero them (zero_grad) and "
+                       "record the graph again (a backward under DetectAnomalyGuard that fails changes nothing)");
   return graph_error("fusegrad: part of the graph (" + node_name +
                      ") was freed by an earlier backward; pass retain_graph=true to the first backward "
                      "(loss.backward({.retain_graph = true})) to backpropagate through it again");

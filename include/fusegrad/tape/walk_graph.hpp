@@ -35,7 +35,7 @@ void walk_graph(tensor_impl<T>& root, graph_walk& walk) {
     node<T>* n = to_visit.back();
     to_visit.pop_back();
     if (!walk.seen.insert(n).second) continue;
-    if (n->released) throw freed_graph_error(n->name());
+    if (n->released) throw freed_graph_error(n->name(), n->released);
     if (walk.check_runnable) n->check_runnable();
     if (n->input_count == 0) n->walk_across(walk);
     for (const edge<T>& e : n->inputs()) {
