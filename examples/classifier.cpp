@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/hana/define_struct.hpp>
 
 #include <fusegrad/fusegrad.hpp>
 #include <fusegrad/nn.hpp>

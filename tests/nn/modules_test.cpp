@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 #include <boost/hana/at.hpp>
-#include <boost/hana/define_struct.hpp>
 
 #include <fusegrad/fusegrad.hpp>
 #include <fusegrad/nn.hpp>

@@ -12,6 +12,7 @@
 #include <boost/hana/accessors.hpp>
 #include <boost/hana/concept/struct.hpp>
 #include <boost/hana/core/to.hpp>
+#include <boost/hana/define_struct.hpp>  // BOOST_HANA_DEFINE_STRUCT, how a model declares its members
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/second.hpp>
