@@ -207,6 +207,8 @@ TEST(DomainEdges, AScalarsAxisZeroIsOneValue) {
       {"cumsum", [](const fg::Tensor& x) { return fg::Tensor(fg::cumsum(x, fg::axes<0>)); }, 3.0, 1.0},
       {"variance", [](const fg::Tensor& x) { return fg::Tensor(fg::variance(x, fg::axes<0>)); }, nan, nan},
       {"argmax + x", [](const fg::Tensor& x) { return fg::Tensor(fg::argmax(x, fg::axes<0>) + x); }, 3.0, 1.0},
+      {"squeeze, axis 0", [](const fg::Tensor& x) { return fg::Tensor(fg::squeeze(x, 0)); }, 3.0, 1.0},
+      {"squeeze, axes<0>", [](const fg::Tensor& x) { return fg::Tensor(fg::squeeze(x, fg::axes<0>)); }, 3.0, 1.0},
       {"gather", [](const fg::Tensor& x) { return fg::Tensor(fg::gather(x, 0, fg::Indices({0}, fg::Extents{}))); }, 3.0,
        1.0},
       {"gather, axis -1, index -1",
@@ -226,11 +228,11 @@ TEST(DomainEdges, AScalarsAxisZeroIsOneValue) {
   // The static layer: the same rule at compile time, a Shape<> result.
   fg::Var<double, fg::Shape<>> v(3.0);
   const auto f = fg::log_softmax(v, fg::axes<0>) + fg::cumsum(v, fg::axes<0>) + fg::max(v, fg::axes<0>) +
-                 3.0 * fg::sum(v * v, fg::axes<0>, fg::keepdims);
+                 3.0 * fg::sum(v * v, fg::axes<0>, fg::keepdims) + fg::squeeze(v, fg::axes<0>);
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(f)>::static_shape, fg::Shape<>>);
   const auto [value, dv] = fg::value_and_grad(f, v);
-  EXPECT_EQ(value, 0.0 + 3.0 + 3.0 + 27.0);
-  EXPECT_EQ(dv, 0.0 + 1.0 + 1.0 + 18.0);
+  EXPECT_EQ(value, 0.0 + 3.0 + 3.0 + 27.0 + 3.0);
+  EXPECT_EQ(dv, 0.0 + 1.0 + 1.0 + 18.0 + 1.0);
   // A scalar has no axis 1, and its axis 0 no index 1.
   const fg::Tensor s = fg::Tensor::scalar(3.0);
   fusegrad::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::sum(s, fg::axes<1>)); },

@@ -254,6 +254,16 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
         (void)fg::Tensor(fg::index_select(x, 0, {0, -3}));
       },
       {"fusegrad::index_select", "index -3", "axis 0 of extent 2"});
+  // One index alone picks as a vector of one does (torch.index_select(x, 1, torch.tensor(2)) has shape (2, 1)); the
+  // gradient goes back to that column. Indices of rank 2 are refused.
+  fg::Tensor picked_from = fg::Tensor::from({1.0, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  const fg::Tensor picked = fg::index_select(picked_from, 1, fg::Indices({2}, fg::Extents{}));
+  EXPECT_EQ(picked.shape(), (fg::Extents{2, 1}));
+  EXPECT_EQ(picked.at({1, 0}), 6.0);
+  fg::Tensor(fg::sum(picked)).backward();
+  expect_array_near(picked_from.grad().eigen(), {0, 0, 1, 0, 0, 1});
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::index_select(x, 0, fg::Indices({0, 1}, {1, 2}))); },
+                            {"fusegrad::index_select", "a vector or one index", "(1, 2)"});
   expect_error<shape_error>(
       [&] {
         (void)fg::Tensor(fg::gather(x, 1, fg::Indices({0, 3}, {2, 1})));

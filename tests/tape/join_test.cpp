@@ -92,6 +92,12 @@ TEST(Join, SplitAndChunkAreTheInversesOfCat) {
   const std::vector<fg::Tensor> empty_parts = fg::chunk(fg::Tensor::zeros({0, 2}), 3, 0);
   ASSERT_EQ(empty_parts.size(), 3u);
   for (const fg::Tensor& part : empty_parts) EXPECT_EQ(part.shape(), (Extents{0, 2}));
+  // A part size of 0 splits an empty axis into one empty part, and nothing else (torch.split(torch.zeros(0, 2), 0)).
+  const std::vector<fg::Tensor> by_zero = fg::split(fg::Tensor::zeros({0, 2}), std::size_t{0}, 0);
+  ASSERT_EQ(by_zero.size(), 1u);
+  EXPECT_EQ(by_zero[0].shape(), (Extents{0, 2}));
+  expect_error<fg::value_error>([&] { (void)fg::split(fg::Tensor::zeros({4}), std::size_t{0}, 0); },
+                                {"fusegrad::split", "part size of 0", "not 4"});
   const fg::Tensor m = fg::Tensor::zeros({2, 6});
   EXPECT_EQ(fg::chunk(m, 4, 1).size(), 3u);  // ceil(6 / 4) = 2 per chunk: three chunks
   EXPECT_EQ(fg::chunk(m, 4, 1)[0].shape(), (Extents{2, 2}));

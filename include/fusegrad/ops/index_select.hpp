@@ -32,8 +32,8 @@ struct index_select_op {
   template <ShapeLike>
   using result_shape = AnyShape;
   [[nodiscard]] Extents result_extents(const Extents& x) const {
-    if (indices.extents().rank() != 1)
-      throw shape_error("fusegrad::index_select: the indices must be a vector, got shape " +
+    if (indices.extents().rank() > 1)  // one index alone (shape ()) picks one, as PyTorch's does
+      throw shape_error("fusegrad::index_select: the indices must be a vector or one index, got shape " +
                         indices.extents().to_string());
     const std::size_t a = detail::resolve_axis(axis, x.rank(), x, what);
     for (std::int64_t i : indices.values()) (void)detail::resolve_index(i, x[a], a, what);

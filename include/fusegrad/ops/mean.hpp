@@ -1,9 +1,12 @@
 // ops/mean.hpp -- mean over all or chosen axes, and its vector-Jacobian product.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <utility>
 
+#include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/ops/sum.hpp>
 
 namespace fusegrad {
@@ -28,12 +31,14 @@ struct mean_op : sum_op<A, K> {
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(y, n) /=
         divisor<T>(in.extents[0].size() / std::max<std::size_t>(n, 1));
   }
+  // dy / n once per output, then spread: the values PyTorch's dy.expand(...) / n gives, one division each.
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
-    sum_op<A, K>::template vjp<I>(dx, dy, in, y);
-    const auto reduced = sum_op<A, K>::result_extents(in.extents[0]).size();
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(dx, static_cast<Eigen::Index>(in.extents[0].size())) /=
-        divisor<T>(in.extents[0].size() / std::max<std::size_t>(reduced, 1));
+    const std::size_t outputs = sum_op<A, K>::result_extents(in.extents[0]).size();
+    const T n = divisor<T>(in.extents[0].size() / std::max<std::size_t>(outputs, 1));
+    detail::small_buffer<T> shares(outputs);
+    for (std::size_t g = 0; g < outputs; ++g) shares[g] = dy[g] / n;
+    sum_op<A, K>::template vjp<I>(dx, shares.data(), in, y);
   }
 };
 

@@ -205,9 +205,14 @@ struct squeeze_static_axis {
     using type = AnyShape;
   };
   template <ShapeType S>
-    requires(Axis >= S::rank)
+    requires(Axis >= S::rank && !(S::rank == 0 && Axis == 0))
   struct squeezed<S> {
     enum : std::size_t { report = sizeof(squeeze_axis_out_of_range<S, Axis, shapes_text<S>>) };
+    using type = S;
+  };
+  template <ShapeType S>
+    requires(S::rank == 0 && Axis == 0)
+  struct squeezed<S> {  // PyTorch: a scalar's axis 0 is itself
     using type = S;
   };
   template <ShapeType S>
@@ -226,6 +231,7 @@ struct squeeze_static_axis {
   using shape = typename squeezed<S>::type;
 
   static Extents extents(const Extents& x) {
+    if (x.rank() == 0 && Axis == 0) return x;  // PyTorch: a scalar's axis 0 is itself
     if (Axis >= x.rank())
       throw shape_error("fusegrad::squeeze: axis " + std::to_string(Axis) + " is out of range for shape " +
                         x.to_string());

@@ -167,9 +167,11 @@ template <Scalar T>
 /// multiple (PyTorch's split with an int).
 template <Scalar T>
 [[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::size_t size, std::int64_t axis) {
-  if (size == 0) throw value_error("fusegrad::split: a part size of 0; give at least 1");
   const Extents& e = t.shape();
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::split")];
+  if (size == 0 && extent != 0)  // PyTorch: a size of 0 splits only an empty axis
+    throw value_error("fusegrad::split: a part size of 0 splits only an axis of extent 0, not " +
+                      std::to_string(extent) + "; give at least 1");
   std::vector<std::size_t> sizes;
   for (std::size_t at = 0; at < extent; at += size) sizes.push_back(std::min(size, extent - at));
   if (extent == 0) sizes.push_back(0);  // PyTorch: one empty part
