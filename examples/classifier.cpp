@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-
 #include <fusegrad/fusegrad.hpp>
 #include <fusegrad/nn.hpp>
 #include <fusegrad/optim.hpp>

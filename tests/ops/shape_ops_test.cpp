@@ -262,8 +262,11 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
   EXPECT_EQ(picked.at({1, 0}), 6.0);
   fg::Tensor(fg::sum(picked)).backward();
   expect_array_near(picked_from.grad().eigen(), {0, 0, 1, 0, 0, 1});
-  expect_error<shape_error>([&] { (void)fg::Tensor(fg::index_select(x, 0, fg::Indices({0, 1}, {1, 2}))); },
-                            {"fusegrad::index_select", "a vector or one index", "(1, 2)"});
+  expect_error<shape_error>(
+      [&] {
+        (void)fg::Tensor(fg::index_select(x, 0, fg::Indices({0, 1}, {1, 2})));
+      },
+      {"fusegrad::index_select", "a vector or one index", "(1, 2)"});
   expect_error<shape_error>(
       [&] {
         (void)fg::Tensor(fg::gather(x, 1, fg::Indices({0, 3}, {2, 1})));

@@ -29,7 +29,7 @@ struct arg_extremum_op : Order {
                 "fusegrad::argmax/argmin: give one axis (fg::axes<1>) or none (the flat index over all axes)");
   static constexpr vjp_needs needs = vjp_needs::none;
   static constexpr bool differentiable = false;  // indices take no gradient, as PyTorch's
-  static constexpr bool analytic = false;  // piecewise constant: no complex form (check/gradcheck.hpp)
+  static constexpr bool analytic = false;        // piecewise constant: no complex form (check/gradcheck.hpp)
   static constexpr std::size_t arity = 1;
 
   template <ShapeLike S>

@@ -57,10 +57,10 @@ struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
   // and the two intrusive lists), so that it moves no node through a container
   // (tape/backward.hpp). The small fields come first, after the 4-byte count.
-  std::uint32_t waiting = 0;       // consumers inside this graph that have not yet sent their gradient
-  bool has_grad = false;           // this backward's gradient for the output is held (grad_data)
+  std::uint32_t waiting = 0;               // consumers inside this graph that have not yet sent their gradient
+  bool has_grad = false;                   // this backward's gradient for the output is held (grad_data)
   release_reason released = not_released;  // tests as true once backward may not run it again
-  std::uint16_t block_offset = 0;  // from the recorded_block it lives in (record_node); 0: its own allocation
+  std::uint16_t block_offset = 0;          // from the recorded_block it lives in (record_node); 0: its own allocation
   std::uint32_t input_count = 0;
   edge<T>* input_edges = nullptr;  // one per distinct input that requires grad (storage: the subclass)
   std::size_t size = 0;            // elements of the output (its extents are the output tensor's)
