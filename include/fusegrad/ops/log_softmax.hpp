@@ -42,6 +42,7 @@ struct log_softmax_op {
     using R = decltype(real(T()));
     const T* x = in.values[0];
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::log_softmax");
+    if (in.extents[0].size() == 0) return;  // no values to write, however many groups ((1e8, 0) over axis 1)
     // Each group's largest real part (NaN where the group holds one). Any constant shift gives the same value; this
     // one keeps exp() in range, and is a constant under the complex step too (check/gradcheck.hpp).
     detail::small_buffer<R> shift(kept.size(), -std::numeric_limits<R>::infinity());
@@ -60,6 +61,7 @@ struct log_softmax_op {
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
     using std::exp;
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::log_softmax");
+    if (in.extents[0].size() == 0) return;
     detail::small_buffer<T> totals(kept.size(), T(0));
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { totals[g] += dy[i]; });
     detail::for_each_reduced_element(in.extents[0], kept,
