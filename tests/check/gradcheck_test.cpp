@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,13 @@ constexpr auto wrong_sin(fg::Differentiable auto&& x) {
 
 constexpr auto right = [](const auto& x, const auto& s) { return fg::sum(fg::sin(x) * s + fg::exp(x * s)); };
 
+// The GoogleTest form lives in fusegrad::gtest: under a using-directive for fusegrad, GoogleTest's `testing` stays
+// unambiguous.
+namespace with_using_directive {
+using namespace fusegrad;
+static_assert(std::is_class_v<testing::Test>);
+}  // namespace with_using_directive
+
 TEST(Gradcheck, ARightGradientPassesAgainstTheComplexStepToRounding) {
   const fg::Var<double, fg::Shape<3>> x{0.5, -1.0, 2.0};
   const fg::Var<double, fg::Shape<>> s(1.5);
@@ -51,7 +59,7 @@ TEST(Gradcheck, TheSameFunctionOnTensors) {
   EXPECT_TRUE(report) << report;
   EXPECT_EQ(report.reference, "complex step");
   EXPECT_LT(report.max_rel_error, 1e-13);
-  EXPECT_TRUE(fg::testing::gradcheck(
+  EXPECT_TRUE(fg::gtest::gradcheck(
       [](const auto& a, const auto& b) { return fg::taped(fg::sum(fg::sin(a) * b + fg::exp(a * b))); }, x, s));
 }
 
@@ -65,7 +73,7 @@ TEST(Gradcheck, PowOfNegativeBasesPassesAgainstTheComplexStep) {
     EXPECT_EQ(report.reference, "complex step");
     EXPECT_LT(report.max_rel_error, 1e-13);
   }
-  EXPECT_TRUE(fg::testing::gradcheck([](const auto& v) { return fg::taped(fg::sum(fg::pow(v, 3.0))); },
+  EXPECT_TRUE(fg::gtest::gradcheck([](const auto& v) { return fg::taped(fg::sum(fg::pow(v, 3.0))); },
                                      fg::Tensor::from({-1.0, 2.0}, {2})));
 }
 
@@ -165,7 +173,7 @@ TEST(Gradcheck, TensorsAndTheirGradientsAreLeftAsTheyWere) {
   fg::Tensor loss = fg::sum(w * w);
   loss.backward();
   const fg::Tensor data = fg::Tensor::from({3.0, 4.0}, {2});
-  EXPECT_TRUE(fg::testing::gradcheck([](const auto& a, const auto& b) { return fg::sum(a * b * a); }, w, data));
+  EXPECT_TRUE(fg::gtest::gradcheck([](const auto& a, const auto& b) { return fg::sum(a * b * a); }, w, data));
   EXPECT_EQ(w.grad().data()[0], 2.0);
   EXPECT_EQ(w.grad().data()[1], 4.0);
   EXPECT_EQ(w.data()[1], 2.0);
@@ -179,7 +187,7 @@ TEST(Gradcheck, CapturedTensorsKeepTheirGradientsAndGraphs) {
   const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0}, {3});
   fg::Tensor w = fg::Tensor::from({1.0, 2.0, 3.0}, {3}).requires_grad_();
   const fg::Tensor h = fg::taped(fg::exp(w) * 2.0);
-  EXPECT_TRUE(fg::testing::gradcheck([&](const fg::Tensor& v) { return fg::sum(v * w + v * h); }, x));
+  EXPECT_TRUE(fg::gtest::gradcheck([&](const fg::Tensor& v) { return fg::sum(v * w + v * h); }, x));
   EXPECT_FALSE(w.grad().defined());
   fg::Tensor(fg::sum(h)).backward();  // h's graph is whole: d/dw sum(2 exp(w)) = 2 exp(w)
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(w.grad().data()[i], 2.0 * std::exp(w.data()[i]));
@@ -190,9 +198,9 @@ TEST(Gradcheck, CapturedTensorsKeepTheirGradientsAndGraphs) {
 TEST(Gradcheck, AnInputGivenTwiceIsTwoInputs) {
   const auto f = [](const auto& a, const auto& b) { return fg::sum(a * a * b); };
   const fg::Var<double, fg::Shape<2>> x{0.5, 1.5};
-  EXPECT_TRUE(fg::testing::gradcheck(f, x, x));
+  EXPECT_TRUE(fg::gtest::gradcheck(f, x, x));
   const fg::Tensor t = fg::Tensor::from({0.5, 1.5}, {2});
-  EXPECT_TRUE(fg::testing::gradcheck(f, t, t));
+  EXPECT_TRUE(fg::gtest::gradcheck(f, t, t));
 }
 
 // A NaN fails, even against a NaN reference, as in torch.autograd.gradcheck: sqrt of a negative value.
@@ -245,7 +253,7 @@ TEST(Gradcheck, AFunctionThatIsNotScalarThrows) {
 TEST(Gradcheck, TheGoogleTestHelperCarriesTheReport) {
   const fg::Var<double, fg::Shape<3>> x{0.0, 1.0, 2.0};
   const ::testing::AssertionResult result =
-      fg::testing::gradcheck([](const auto& v) { return fg::sum(wrong_sin(v)); }, x);
+      fg::gtest::gradcheck([](const auto& v) { return fg::sum(wrong_sin(v)); }, x);
   EXPECT_FALSE(result);
   EXPECT_NE(std::string(result.message()).find("worst element: input 0 at (2)"), std::string::npos) << result.message();
 }

@@ -111,7 +111,7 @@ TEST(LinearRoot, GradcheckAgrees) {
   const auto fn = [](const auto& x, const auto& w) {
     return -(fg::mean(fg::tanh(x) * x) - 0.25 * fg::sum(fg::sin(w))) * 2.0 + 1.0;
   };
-  EXPECT_TRUE(fg::testing::gradcheck(fn, x_var, w_var));
+  EXPECT_TRUE(fg::gtest::gradcheck(fn, x_var, w_var));
 }
 
 TEST(LinearRoot, IntoCallerStorage) {

@@ -48,7 +48,7 @@ TEST(Join, CatOfOneTensorTwiceAddsBothGradients) {
 TEST(Join, CatPassesGradcheck) {
   const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0, 0.25}, {2, 2});
   const fg::Tensor y = fg::Tensor::from({1.5, -0.5}, {2, 1});
-  EXPECT_TRUE(fg::testing::gradcheck(
+  EXPECT_TRUE(fg::gtest::gradcheck(
       [](const fg::Tensor& a, const fg::Tensor& b) {
         return fg::sum(fg::sin(fg::cat({a, fg::Tensor(fg::exp(b)), a}, 1)));
       },

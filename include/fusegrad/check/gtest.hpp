@@ -1,13 +1,14 @@
-// check/gtest.hpp -- fg::testing::gradcheck: fg::gradcheck as a GoogleTest assertion, the report its message.
+// check/gtest.hpp -- fg::gtest::gradcheck: fg::gradcheck as a GoogleTest assertion, the report its message.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <fusegrad/check/gradcheck.hpp>
 
-namespace fusegrad::testing {
+// Not fusegrad::testing: under `using namespace fusegrad;` that would make GoogleTest's `testing` ambiguous.
+namespace fusegrad::gtest {
 
-/// `EXPECT_TRUE(fg::testing::gradcheck(fn, x, y));`: passes when fg::gradcheck does, and
+/// `EXPECT_TRUE(fg::gtest::gradcheck(fn, x, y));`: passes when fg::gradcheck does, and
 /// prints its report either way (the worst element, the numbers side by side).
 template <class F, class... Args>
 ::testing::AssertionResult gradcheck(F&& fn, const Args&... args) {
@@ -15,4 +16,4 @@ template <class F, class... Args>
   return (report ? ::testing::AssertionSuccess() : ::testing::AssertionFailure()) << report;
 }
 
-}  // namespace fusegrad::testing
+}  // namespace fusegrad::gtest
