@@ -232,7 +232,7 @@ void libtorch(benchmark::State& state) {
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor f = step();
-    benchmark::DoNotOptimize(f.item<double>());
+    benchmark::DoNotOptimize(f.data_ptr<double>());
     benchmark::DoNotOptimize(x.grad().data_ptr<double>());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

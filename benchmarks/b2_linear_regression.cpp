@@ -152,7 +152,7 @@ void libtorch(benchmark::State& state) {
   torch::Tensor w = torch::tensor(0.1, torch::kFloat64).requires_grad_(true);
   const auto step = [&] {
     fg::bench::set_grads_to_none(b, w);
-    torch::Tensor loss = (b + w * x - y).square().mean();
+    torch::Tensor loss = torch::mse_loss(b + w * x, y);
     loss.backward();
     return loss;
   };
@@ -163,9 +163,9 @@ void libtorch(benchmark::State& state) {
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor loss = step();
-    benchmark::DoNotOptimize(loss.item<double>());
-    benchmark::DoNotOptimize(b.grad().item<double>());
-    benchmark::DoNotOptimize(w.grad().item<double>());
+    benchmark::DoNotOptimize(loss.data_ptr<double>());
+    benchmark::DoNotOptimize(b.grad().data_ptr<double>());
+    benchmark::DoNotOptimize(w.grad().data_ptr<double>());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }

@@ -169,9 +169,9 @@ void libtorch(benchmark::State& state) {
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();
-    benchmark::DoNotOptimize(value.item<double>());
-    benchmark::DoNotOptimize(mu.grad().item<double>());
-    benchmark::DoNotOptimize(sigma.grad().item<double>());
+    benchmark::DoNotOptimize(value.data_ptr<double>());
+    benchmark::DoNotOptimize(mu.grad().data_ptr<double>());
+    benchmark::DoNotOptimize(sigma.grad().data_ptr<double>());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }

@@ -188,8 +188,8 @@ void libtorch(benchmark::State& state) {
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();
-    benchmark::DoNotOptimize(value.item<double>());
-    benchmark::DoNotOptimize(x.grad().item<double>());
+    benchmark::DoNotOptimize(value.data_ptr<double>());
+    benchmark::DoNotOptimize(x.grad().data_ptr<double>());
   }
 }
 #endif

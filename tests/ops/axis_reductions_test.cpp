@@ -6,6 +6,8 @@
 #include <numeric>
 #include <random>
 #include <span>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -224,6 +226,27 @@ TEST(AxisReductionsByHand, ArgmaxAndArgminFindTheFirstExtremum) {
   EXPECT_TRUE(fg::Tensor(fg::taped(fg::argmax(p, fg::axes<0>) * p)).requires_grad());
   EXPECT_THROW(fg::Tensor(fg::argmax(p)).backward(), fg::graph_error);
   EXPECT_FALSE(p.grad().defined());
+}
+
+// An element-wise op of a user's that passes no gradient (`differentiable = false`, as argmax's): what lies below it,
+// here a mean over an axis, receives none, and is swept back as zeros.
+struct frozen_op {
+  static constexpr std::string_view name = "frozen";
+  static constexpr std::string_view backward_name = "FrozenBackward";
+  static constexpr fg::vjp_needs needs = fg::vjp_needs::none;
+  static constexpr bool differentiable = false;
+  static auto value(const auto& x) { return x; }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return dy; }
+};
+auto frozen(fg::Differentiable auto&& x) { return fg::detail::make_unary<frozen_op>(std::forward<decltype(x)>(x)); }
+
+TEST(AxisReductionsByHand, BelowAnOpThatPassesNoGradientNothingIsSent) {
+  fg::Var<double, fg::Shape<2, 3>> x;
+  x.value() << 1, 2, 3, 4, 5, 6;
+  // d/dx sum(frozen(mean over rows) * x) = the row means, spread: (2, 2, 2, 5, 5, 5).
+  const auto [value, dx] = fg::value_and_grad(fg::sum(frozen(fg::mean(x, fg::axes<1>, fg::keepdims)) * x), x);
+  EXPECT_EQ(value, 2.0 * 6 + 5.0 * 15);
+  expect_array_near(dx, {2, 2, 2, 5, 5, 5});
 }
 
 // keepdims keeps the reduced axis as 1; reducing several axes at once reduces each.

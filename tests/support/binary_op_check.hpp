@@ -76,35 +76,35 @@ class BinaryOpCheck : public ::testing::Test {
       auto a = var_in<2, 3, 4>(da);
       auto b = var_in<4>(db);
       check_values(op(a, b), reference, a, b);
-      EXPECT_TRUE(testing::gradcheck(total, a, b));
+      EXPECT_TRUE(gtest::gradcheck(total, a, b));
     }
     {
       SCOPED_TRACE("() op (5, 30)");
       auto a = var_in<>(da);
       auto b = var_in<5, 30>(db);
       check_values(op(a, b), reference, a, b);
-      EXPECT_TRUE(testing::gradcheck(total, a, b));
+      EXPECT_TRUE(gtest::gradcheck(total, a, b));
     }
     {
       SCOPED_TRACE("(5, 30) op ()");
       auto a = var_in<5, 30>(da);
       auto b = var_in<>(db);
       check_values(op(a, b), reference, a, b);
-      EXPECT_TRUE(testing::gradcheck(total, a, b));
+      EXPECT_TRUE(gtest::gradcheck(total, a, b));
     }
     {
       SCOPED_TRACE("1.5 op (5, 30)");
       auto b = var_in<5, 30>(db);
       Const<T, Shape<>> number(static_cast<T>(literal));
       check_values(op(literal, b), reference, number, b);
-      EXPECT_TRUE(testing::gradcheck([op](const auto& x) { return sum(op(literal, x)); }, b));
+      EXPECT_TRUE(gtest::gradcheck([op](const auto& x) { return sum(op(literal, x)); }, b));
     }
     {
       SCOPED_TRACE("(5, 30) op 1.5");
       auto a = var_in<5, 30>(da);
       Const<T, Shape<>> number(static_cast<T>(literal));
       check_values(op(a, literal), reference, a, number);
-      EXPECT_TRUE(testing::gradcheck([op](const auto& x) { return sum(op(x, literal)); }, a));
+      EXPECT_TRUE(gtest::gradcheck([op](const auto& x) { return sum(op(x, literal)); }, a));
     }
   }
 

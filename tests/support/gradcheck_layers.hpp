@@ -33,7 +33,7 @@ auto sum_of(F f) {
 /// (`[](const auto& x) { ... }`), so the references run in double and through the complex step.
 template <class F, class... Vars>
 void expect_gradcheck_in_static_layer(F f, const Vars&... vars) {
-  EXPECT_TRUE(testing::gradcheck(sum_of(f), vars...)) << "static layer";
+  EXPECT_TRUE(gtest::gradcheck(sum_of(f), vars...)) << "static layer";
 }
 
 /// Checks the gradient of sum(f(tensors...)), with the vars' values as Tensors, recorded in one
@@ -42,11 +42,11 @@ void expect_gradcheck_in_static_layer(F f, const Vars&... vars) {
 template <class F, class... Vars>
 void expect_gradcheck_on_the_tape(F f, const Vars&... vars) {
   const auto total = sum_of(f);
-  EXPECT_TRUE(testing::gradcheck(total, tensor_of(vars)...)) << "tape, one fused node";
+  EXPECT_TRUE(gtest::gradcheck(total, tensor_of(vars)...)) << "tape, one fused node";
   // A function that records a tensor is compiled for complex tensors too when it takes them (its
   // graph says whether it is analytic only at run time): offered real tensors only, the taped
   // graph of every op is compiled for float and double alone.
-  EXPECT_TRUE(testing::gradcheck(
+  EXPECT_TRUE(gtest::gradcheck(
       [total](const auto&... x) requires(std::floating_point<typename std::remove_cvref_t<decltype(x)>::value_type> &&
                                          ...) { return taped(total(x...)); },
       tensor_of(vars)...))

@@ -656,6 +656,7 @@ TEST(Anomaly, ANodeThatFailedPartWayRefusesToRunAgain) {
   doubling_failures_from = 2;
   expect_error<std::runtime_error>([&] { loss.backward({.retain_graph = true}); }, {"its VJP failed"});
   doubling_failures_from = 1 << 30;
+  EXPECT_EQ(loss.item(), 0.5 * 2016 + 2 * 2016);  // the deferred value is still there: it reads no gradient
   expect_error<fg::graph_error>([&] { loss.backward(); }, {"failed inside", "partial", "zero_grad"});
   expect_error<fg::graph_error>([&] { (void)fg::grad(loss, {x}); }, {"failed inside"});
   // Recorded again, the graph runs: the gradients from zero are 0.5 + 2 and x.

@@ -221,6 +221,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     const bool takes_unfilled = !staged && n->takes_unfilled_grads();
     tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
     T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
+    bool sending = false;  // whether the node's VJPs have started writing gradients
     try {  // finding a destination may throw too (settling a deferred value that reads a gradient)
       for (std::size_t k = 0; k < inputs.size(); ++k) {
         const edge<T>& e = inputs[k];
@@ -235,13 +236,21 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
               e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
         }
       }
+      sending = true;
       n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), unfilled, deferred);
     } catch (...) {
       // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
       for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
         if ((unfilled >> k & 1) && !inputs[k].fn) inputs[k].input->grad = {};
       // Outside a staged backward the node may have added part of its gradients: run again, it would add them twice.
-      if (!staged) {
+      // Its output's value, if still deferred, is computed first (it reads no gradient), so that it can be read.
+      if (sending && !staged) {
+        if (deferred && out->value_pending.load(std::memory_order_relaxed)) try {
+            n->compute_value(deferred);
+            out->value_pending.store(false, std::memory_order_release);
+            n->value_settled();
+          } catch (...) {  // the value stays deferred, to a released node: reading it says so
+          }
         n->release_saved();
         n->released = released_after_failure;
       }

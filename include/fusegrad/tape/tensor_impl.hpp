@@ -156,9 +156,11 @@ void tensor_impl<T>::compute_pending_value() {
   const graph_lock lock;
   if (!value_pending.load(std::memory_order_relaxed)) return;  // another thread computed it meanwhile
   if (!grad_fn || grad_fn->released)
-    throw graph_error(
-        "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
-        "read the value before backward, or pass retain_graph=true");
+    throw graph_error(grad_fn && grad_fn->released == released_after_failure
+                          ? "fusegrad: this tensor's value was deferred to a node whose backward failed, and it could "
+                            "not be computed then either; record the graph again"
+                          : "fusegrad: this tensor's value was deferred to a node that an earlier backward freed; "
+                            "read the value before backward, or pass retain_graph=true");
   grad_fn->compute_value(storage->data);
   value_pending.store(false, std::memory_order_release);
   grad_fn->value_settled();

@@ -32,7 +32,10 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   void forward() { x.forward(); }
   void fold(const registers& r) { x.fold(r.x); }
   void unreached() { x.unreached(); }
-  void finish() { x.finish(); }
+  void finish() {
+    if constexpr (!is_differentiable_op_v<Op>) unreached();  // an op that passes no gradient (a user's)
+    x.finish();
+  }
 
   template <int N, bool Keep, bool Known = false>
   struct frame {
