@@ -1,4 +1,5 @@
 // expr/leaves_test.cpp -- Var and Const: building them from values and Eigen objects, views, and run-time shape errors.
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -136,6 +137,29 @@ TEST(Leaves, StaticBesideDynOfTheSameSizeButAnotherShapeThrows) {
   expect_error<fg::shape_error>([&] { (void)fg::eval(s + flat); }, {"(2, 3)", "(6)"});
   expect_error<fg::shape_error>([&] { (void)fg::eval(s + transposed); }, {"(2, 3)", "(3, 2)"});
   expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum(s * transposed), s); }, {"(2, 3)", "(3, 2)"});
+}
+
+// A dyn operand beside a static one takes the static shape (Shape<3> + Shape<dyn> is a Shape<3>): a node above that
+// pair, whose operands are then both of static shape, still compares the dyn operand's run-time extents, in every
+// entry point, and nothing is written.
+TEST(Leaves, ADynBesideAStaticDeepInsideIsStillChecked) {
+  fg::Var<double, fg::Shape<3>> a{1, 2, 3}, c{1, 1, 1};
+  fg::Var<double, fg::Shape<fg::dyn>> b({4}, {10, 20, 30, 40});
+  expect_error<fg::shape_error>([&] { (void)fg::eval((a + b) * c); }, {"(3)", "(4)"});
+  expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum((a + b) * c), a, b); }, {"(3)", "(4)"});
+  expect_error<fg::shape_error>([&] { (void)fg::value_and_grad(fg::sum(2.0 * fg::exp(a - b)), a); }, {"(3)", "(4)"});
+  expect_error<fg::shape_error>([&] { (void)fg::vjp((a + b) * c, Eigen::Array3d::Ones(), a); }, {"(3)", "(4)"});
+  Eigen::Array3d da = Eigen::Array3d::Constant(7.0);
+  Eigen::Array4d db = Eigen::Array4d::Constant(7.0);
+  expect_error<fg::shape_error>([&] { (void)fg::value_and_grad_into(fg::sum((a + b) * c), std::tie(da, db), a, b); },
+                                {"(3)", "(4)"});
+  EXPECT_TRUE((da == 7.0).all());
+  EXPECT_TRUE((db == 7.0).all());
+  // Of the right length, it runs: d/db sum((a + b) * c) = c.
+  fg::Var<double, fg::Shape<fg::dyn>> b3({3}, {10, 20, 30});
+  const auto [value, ga, gb] = fg::value_and_grad(fg::sum((a + b3) * c), a, b3);
+  EXPECT_EQ(value, 66.0);
+  expect_array_near(gb, {1, 1, 1});
 }
 
 // Run-time extents that broadcast: (5,1) x (1,3) -> (5,3), gradients back in each operand's shape.

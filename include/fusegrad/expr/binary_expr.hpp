@@ -29,6 +29,11 @@ struct common_value_type<T, T> {
 // the other walks in expr/visit.hpp (expr/children.hpp, which it reads, includes this header).
 template <class E>
 constexpr bool extents_only_read();
+
+// Whether E's extents are its static shape with nothing left to compare at run time: a dyn extent that yields to a
+// static one in a broadcast (Shape<3> + Shape<dyn> is a Shape<3>) is compared when extents() runs. Also in visit.hpp.
+template <class E>
+constexpr bool extents_fixed_statically();
 }  // namespace detail
 
 /// The node `lhs Op rhs`. Its static shape is broadcast_t of the operands' (a mismatch is a
@@ -54,10 +59,9 @@ struct binary_expr {
   }
 
   [[nodiscard]] Extents extents() const {
-    // Known at compile time only when both operands are: a dyn operand beside a static one
-    // must still be checked against it at run time.
-    if constexpr (static_size_v<typename lhs_type::static_shape> != dyn &&
-                  static_size_v<typename rhs_type::static_shape> != dyn) {
+    // Known at compile time only when both operands are, down to their leaves: a dyn operand
+    // beside a static one, here or below, must still be checked against it at run time.
+    if constexpr (detail::extents_fixed_statically<lhs_type>() && detail::extents_fixed_statically<rhs_type>()) {
       return Extents::of<static_shape>();
     } else if constexpr (std::is_same_v<typename lhs_type::static_shape, Shape<>> &&
                          detail::extents_only_read<lhs_type>()) {

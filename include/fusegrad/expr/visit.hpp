@@ -64,6 +64,18 @@ constexpr bool extents_only_read() {
         []<class... Xs>(boost::mp11::mp_list<Xs...>) { return (extents_only_read<Xs>() && ...); }(child_nodes_t<E>{});
 }
 
+// Declared in expr/binary_expr.hpp: a leaf of static shape; a materialised node of static shape, which compares its
+// operands' extents itself where it is evaluated; an element-wise node whose operands are all such.
+template <class E>
+constexpr bool extents_fixed_statically() {
+  if constexpr (E::kind != node_kind::elementwise)
+    return static_size_v<typename E::static_shape> != dyn;
+  else
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      return (extents_fixed_statically<Xs>() && ...);
+    }(child_nodes_t<E>{});
+}
+
 // Whether a materialised node (a reduction, a matmul, an einsum ...) is anywhere in E.
 template <class E>
 constexpr bool has_materialized_node() {
@@ -81,7 +93,7 @@ constexpr bool has_materialized_node() {
 // shapes (shape_error, value_error). The root's extents() need not reach them (binary_expr skips an operand of
 // static size, such as a full reduction), and an evaluation would: where a value is deferred, this reports at
 // recording what the evaluation would have reported. Element-wise nodes check nothing else at run time that the
-// root's extents() leaves out: one of static size has operands of static size only.
+// root's extents() leaves out: it skips only operands whose extents are fixed statically (extents_fixed_statically).
 template <class E>
 void check_materialized_extents_below(const E& e) {
   if constexpr (E::kind != node_kind::leaf)
