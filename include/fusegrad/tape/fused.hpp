@@ -9,6 +9,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused_node.hpp>
@@ -19,14 +20,24 @@ namespace fusegrad {
 
 namespace detail {
 
+// A leaf a recorded node cannot keep by value: a Var (its gradient would have nowhere to go) or a view (it reads
+// caller memory, which may change or be freed before the node's backward).
+template <class L>
+inline constexpr bool unrecordable_leaf_v = false;
+template <class T, class S, class Storage>
+inline constexpr bool unrecordable_leaf_v<Var<T, S, Storage>> = true;
+template <class T, class S>
+inline constexpr bool unrecordable_leaf_v<Const<T, S, view>> = true;
+
 // holds_references<C>(): some leaf of the stored operand C is held by reference (an lvalue
-// Var or Const). A recorded node outlives the statement that built it, so it may hold only
-// tensors (handles) and values.
+// Var or Const), or is a Var or a view held by value. A recorded node outlives the statement
+// that built it, so it may hold only tensors (handles) and values.
 template <class C>
 constexpr bool holds_references() {
-  return std::is_reference_v<C> || []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-    return (holds_references<Xs>() || ...);
-  }(stored_children_t<std::remove_cvref_t<C>>{});
+  return std::is_reference_v<C> || unrecordable_leaf_v<std::remove_cvref_t<C>> ||
+         []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+           return (holds_references<Xs>() || ...);
+         }(stored_children_t<std::remove_cvref_t<C>>{});
 }
 
 }  // namespace detail
@@ -49,8 +60,8 @@ template <class E>
   } else {
     static_assert(!detail::holds_references<node_type>(),
                   "fusegrad::fused(expr): a recorded expression may hold only Tensors and plain numbers, not "
-                  "references to Var or Const leaves (it outlives this statement); make a Tensor of the data "
-                  "with fusegrad::Tensor::from(...)");
+                  "Var leaves, views or references to Const leaves (it outlives this statement); make a Tensor of "
+                  "the data with fusegrad::Tensor::from(...)");
     typename detail::fused_node<node_type>::leaf_list all;
     typename detail::fused_node<node_type>::grad_leaf_list needing_grad;
     // Only leaves a gradient reaches get an edge: one read only by a comparison gets none. Without
