@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/shape/reduce_broadcast.hpp>
 
@@ -156,6 +157,7 @@ class segment_access {
     Eigen::Array<T, length, 1> sum = zero_block<Eigen::Array<T, length, 1>>();
     T rest = T(0);
     T repeated = T(0);
+    [[no_unique_address]] carry_for_t<T> carried{};  // float lanes pass their sums on to a double (carried_sum.hpp)
   };
   struct no_lanes {};
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
@@ -176,7 +178,7 @@ class segment_access {
   // After a segment's reverse loop: add (or, overwriting, write) what its lanes collected to the leaf's gradient.
   void fold(const lanes& l) requires may_repeat {
     if (wants_lanes()) {
-      const T total = l.sum.sum() + l.rest + l.repeated * T(segment_length());
+      const T total = l.carried.total(l.sum) + l.rest + l.repeated * T(segment_length());
       if constexpr (overwrites_grad)
         target_grad_[0] = total;
       else

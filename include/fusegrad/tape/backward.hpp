@@ -222,7 +222,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
     T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
     bool sending = false;  // whether the node's VJPs have started writing gradients
-    try {  // finding a destination may throw too (settling a deferred value that reads a gradient)
+    try {                  // finding a destination may throw too (settling a deferred value that reads a gradient)
       for (std::size_t k = 0; k < inputs.size(); ++k) {
         const edge<T>& e = inputs[k];
         if (!e.fn && !e.input->requires_grad && !capture) [[unlikely]] {

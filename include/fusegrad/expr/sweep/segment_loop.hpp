@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/sweep/protocol.hpp>
 #include <fusegrad/shape/any_shape.hpp>
@@ -136,14 +137,17 @@ template <class T>
 struct sum_values {  // adds up the segment's values: full blocks lane by lane, folded after the loop
   T* total;
   Eigen::Array<T, int(block_length), 1> lanes = zero_block<Eigen::Array<T, int(block_length), 1>>();
+  [[no_unique_address]] carry_for_t<T> carried{};  // float lanes pass their sums on to a double
   template <class D>
   void operator()(const D& v, Eigen::Index) {
-    if constexpr (D::RowsAtCompileTime == int(block_length))
+    if constexpr (D::RowsAtCompileTime == int(block_length)) {
       lanes += v;
-    else
+      carried.count(lanes);
+    } else {
       *total += v.sum();
+    }
   }
-  void fold() { *total += lanes.sum(); }
+  void fold() { *total += carried.total(lanes); }
 };
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
@@ -156,6 +160,7 @@ void add_to_lanes(Lanes& lanes, const D& dy) {
     lanes.repeated = dy.coeff(0);
   } else if constexpr (N == Lanes::length) {
     add_gradient(lanes.sum, dy);
+    lanes.carried.count(lanes.sum);
   } else {
     lanes.rest += dy.sum();
   }
