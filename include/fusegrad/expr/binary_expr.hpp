@@ -6,24 +6,11 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
+#include <fusegrad/expr/common_value_type.hpp>
 
 namespace fusegrad {
 
 namespace detail {
-// Never defined: the diagnostic of mixed scalar types (shape.hpp: how a static rule reports).
-template <class L, class R>
-struct operands_have_different_scalar_types;
-
-template <class L, class R>
-struct common_value_type {
-  enum : std::size_t { report = sizeof(operands_have_different_scalar_types<L, R>) };  // cast one of them
-  using type = L;  // after the one error, a type, so that nothing else fails
-};
-template <class T>
-struct common_value_type<T, T> {
-  using type = T;
-};
-
 // Whether E's extents() only reads extents (of leaves, or static ones): no materialised node below it checks its
 // operands there, so a caller that needs no result of it may skip the call. A walk over the children, defined with
 // the other walks in expr/visit.hpp (expr/children.hpp, which it reads, includes this header).
@@ -43,8 +30,7 @@ struct binary_expr {
   using op = Op;
   using lhs_type = detail::node_t<L>;
   using rhs_type = detail::node_t<R>;
-  using value_type =
-      typename detail::common_value_type<typename lhs_type::value_type, typename rhs_type::value_type>::type;
+  using value_type = detail::common_value_type_t<typename lhs_type::value_type, typename rhs_type::value_type>;
   using static_shape = common_shape_t<typename lhs_type::static_shape, typename rhs_type::static_shape>;
   static constexpr node_kind kind = node_kind::elementwise;
   static constexpr bool takes_grad = is_differentiable_op_v<Op> && (lhs_type::takes_grad || rhs_type::takes_grad);

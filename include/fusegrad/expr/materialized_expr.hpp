@@ -14,6 +14,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
+#include <fusegrad/expr/common_value_type.hpp>
 
 namespace fusegrad {
 
@@ -90,7 +91,7 @@ struct materialized_expr {
   using op = Op;
   static_assert(sizeof...(Xs) == Op::arity, "fusegrad: wrong number of operands for this operation");
   using operand_types = boost::mp11::mp_list<detail::node_t<Xs>...>;
-  using value_type = typename boost::mp11::mp_front<operand_types>::value_type;
+  using value_type = detail::common_value_type_t<typename detail::node_t<Xs>::value_type...>;
   using static_shape = typename Op::template result_shape<typename detail::node_t<Xs>::static_shape...>;
   static constexpr node_kind kind = node_kind::materialized;
   static constexpr bool takes_grad = is_differentiable_op_v<Op> && (detail::node_t<Xs>::takes_grad || ...);

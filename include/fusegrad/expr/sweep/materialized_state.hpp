@@ -125,7 +125,10 @@ struct operand_pack<E, std::index_sequence<I...>>
   }
   template <class T>
   [[nodiscard]] operands<T, sizeof...(I)> view() {
-    return {{get<I>().data()...}, {get<I>().extents...}};
+    if constexpr ((std::is_convertible_v<decltype(get<I>().data()), const T*> && ...))
+      return {{get<I>().data()...}, {get<I>().extents...}};
+    else
+      return {};  // operands of mixed scalar types: reported once, where the node's type was formed
   }
 };
 
