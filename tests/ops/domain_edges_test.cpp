@@ -127,8 +127,8 @@ TEST(DomainEdges, DivisionByZero) {
   }
 }
 
-// Dividing by a number divides, as PyTorch's CPU kernels do: multiplying by 1/b instead gives inf and NaN where 1/b
-// overflows (b = 1e-310), and is an ulp off elsewhere (49 / 49). PyTorch 1.13's values and gradients.
+// Dividing by a number divides, as PyTorch's CPU kernels do: exact where 1/b overflows (b = 1e-310), and to the last
+// bit elsewhere (49 / 49 is 1). PyTorch 1.13's values and gradients.
 TEST(DomainEdges, DivisionByANumberDivides) {
   check_unary_edges("x / 1e-310", [](const auto& x) { return x / 1e-310; },
                     {{0.0, 0.0, 1.0 / 1e-310}, {1e-300, 1e-300 / 1e-310, 1.0 / 1e-310}, {1e-310, 1.0, 1.0 / 1e-310}});
@@ -162,6 +162,17 @@ TEST(DomainEdges, AMeanDividesByTheCount) {
   fg::Tensor t = fg::Tensor::from(threes).requires_grad_();
   fg::taped(fg::mean(t, fg::axes<0>)).backward();
   EXPECT_EQ(t.grad().data()[48], 1.0 / 49.0);
+  // An upstream of 0.1 divided by 49, not times 1 / 49 (which differs in the last bit), over all axes and one.
+  const auto [values, dx_by_vjp] = fg::vjp(fg::mean(x), 0.1, x);
+  EXPECT_EQ(values(0), 1.0);
+  EXPECT_EQ(dx_by_vjp[0], 0.1 / 49.0);
+  fg::Tensor u = fg::Tensor::from(threes).requires_grad_();
+  fg::taped(fg::mean(u, fg::axes<0>)).backward(fg::Tensor::scalar(0.1));
+  EXPECT_EQ(u.grad().data()[0], 0.1 / 49.0);
+  fg::Tensor w = fg::Tensor::from(threes).requires_grad_();
+  fg::Tensor(fg::mean(w)).backward(fg::Tensor::scalar(0.1));
+  EXPECT_EQ(w.grad().data()[0], 0.1 / 49.0);
+  ASSERT_NE(0.1 / 49.0, 0.1 * (1.0 / 49.0));  // the two ways differ here
 }
 
 // float sqrt is correctly rounded, with IEEE results at +inf, subnormals and -0 (PyTorch 1.13's), in a register of

@@ -1,5 +1,5 @@
 // detail/vector_math.hpp -- the element-wise functions the op specs evaluate: exp, log, sin, cos, tan, tanh, log1p
-// and expm1 of real arrays, in SIMD registers for double; sqrt, correctly rounded for float.
+// and expm1 of real arrays, in SIMD registers for double; sqrt, correctly rounded for float on x86.
 //
 // Eigen 3.4 evaluates sin, cos, tan, tanh, log1p and expm1 one element at a time for double, through the C
 // library. Built with FUSEGRAD_SIMD_MATH (CMake turns it on when it finds xsimd), the op specs evaluate them
@@ -152,7 +152,7 @@ struct sqrt_function : packet_function<sqrt_function> {
 
 }  // namespace detail
 
-/// sqrt of an Eigen array expression, as the op specs evaluate it: correctly rounded for float too.
+/// sqrt of an Eigen array expression, as the op specs evaluate it: correctly rounded for float too on x86.
 template <class Array>
 auto sqrt(const Array& x) {
   if constexpr (std::is_same_v<typename Array::Scalar, float> && in_registers_v<float>)

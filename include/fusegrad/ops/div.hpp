@@ -41,10 +41,11 @@ constexpr bool divides_by_uniform() {
 /// CPU kernels do. A b whose static shape holds one value (a `Var<T, Shape<>>`, such as a scale
 /// parameter) multiplies by its reciprocal instead: 1 / b is computed once per sweep (b is
 /// loop-invariant), not a division per element in the value and in the gradient. Values then
-/// agree with true division to about an ulp (b's gradient, -(sum dy a) / b^2, is formed as
-/// -((sum dy a) r) r with r = 1 / b, which overflows no sooner than the gradient); a b so small
-/// that 1 / b overflows (|b| < 2^-1024, a subnormal double) gives infinities where true division
-/// would not.
+/// agree with true division to an ulp or two (b's gradient, -(sum dy a) / b^2, is formed as
+/// -((sum dy a) r) r with r = 1 / b, so r^2 alone never overflows or vanishes, though the sum
+/// sum dy a still may where PyTorch's terms dy a / b do not); a b so small that 1 / b overflows
+/// (|b| < 2^-1024 for double, 2^-128 for float: subnormal) gives infinities where true division
+/// would not, and one so large that 1 / b is subnormal (|b| > 2^1022) loses its last digits.
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator/(A&& a, B&& b) {

@@ -16,7 +16,7 @@
 namespace fusegrad {
 
 /// The elements at `indices` along `axis`, in their order, repeats allowed (PyTorch's
-/// index_select; the indices are a vector).
+/// index_select; the indices are a vector, or one index alone, which picks as a vector of one).
 ///   value: y[.., k, ..] = x[.., indices[k], ..]
 ///   vjp:   dx[.., j, ..] = sum over k with indices[k] = j of dy[.., k, ..]: repeats accumulate
 struct index_select_op {

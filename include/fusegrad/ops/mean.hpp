@@ -11,8 +11,8 @@
 
 namespace fusegrad {
 
-/// Mean over the axes A: the sum divided by how many elements each output summed. Divided, not
-/// multiplied by 1 / n, as PyTorch does: the mean of 49 ones is 1, not 1 - 2^-53.
+/// Mean over the axes A: the sum divided by how many elements each output summed, a division
+/// as PyTorch's (the mean of 49 ones is 1; times 1 / n it would be 1 - 2^-53).
 ///   value: y = sum_{reduced axes} x / n
 ///   vjp:   dx = dy / n, broadcast back over the reduced axes
 template <AxesType A, keep_dims K>

@@ -10,7 +10,7 @@
 
 namespace fusegrad {
 
-/// Element-wise sqrt, correctly rounded (math::sqrt: Eigen's float registers are not).
+/// Element-wise sqrt, correctly rounded on x86 (math::sqrt: Eigen's float registers there are not).
 ///   value: y = sqrt(x)
 ///   vjp:   dx = dy / (2 y)
 struct sqrt_op {

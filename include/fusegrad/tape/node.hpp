@@ -41,10 +41,6 @@ struct edge {
   tensor_impl<T>* input = nullptr;  // the input itself
 };
 
-// A recorded operation. Subclasses say how to compute its value and its VJP; the engine
-// (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
-// them: a node lives while its output or a later node needs it. 80 bytes, and a taped
-// graph holds one per op: every field is sized for that.
 // Why a node can no longer run backward (node::released); 0 while it can.
 enum release_reason : std::uint8_t {
   not_released = 0,
@@ -52,6 +48,10 @@ enum release_reason : std::uint8_t {
   released_after_failure,   // an earlier backward failed inside it, which may have added part of its gradients
 };
 
+// A recorded operation. Subclasses say how to compute its value and its VJP; the engine
+// (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
+// them: a node lives while its output or a later node needs it. 80 bytes, and a taped
+// graph holds one per op: every field is sized for that.
 template <Scalar T>
 struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
