@@ -190,9 +190,8 @@ void fused(benchmark::State& state) {
   for (auto _ : state) {
     auto all = gradients();
     benchmark::DoNotOptimize(std::get<0>(all));
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (benchmark::DoNotOptimize(std::get<K + 1>(all).data()), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(all)> - 1>{});
+    [&]<std::size_t... K>(std::index_sequence<K...>) { (benchmark::DoNotOptimize(std::get<K + 1>(all).data()), ...); }
+    (std::make_index_sequence<std::tuple_size_v<decltype(all)> - 1>{});
   }
 }
 

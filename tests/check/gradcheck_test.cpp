@@ -74,7 +74,7 @@ TEST(Gradcheck, PowOfNegativeBasesPassesAgainstTheComplexStep) {
     EXPECT_LT(report.max_rel_error, 1e-13);
   }
   EXPECT_TRUE(fg::gtest::gradcheck([](const auto& v) { return fg::taped(fg::sum(fg::pow(v, 3.0))); },
-                                     fg::Tensor::from({-1.0, 2.0}, {2})));
+                                   fg::Tensor::from({-1.0, 2.0}, {2})));
 }
 
 // d/dx sum(wrong_sin(x)) should be cos(x); the VJP gives sin(x). At x = (0, 1, 2) the errors
