@@ -373,6 +373,19 @@ def build_settings(build):
     return f"{version[0] if version else cxx}, `{flags} -std=c++20` (`{build_type}`)", torch
 
 
+def blas_in_use():
+    """The BLAS that Debian's libblas.so.3 resolves to, which LibTorch's CPU matrix products call."""
+    for link in ("/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/libblas.so.3"):
+        if os.path.exists(link):
+            target = os.path.realpath(link)
+            if "openblas" in target:
+                return "OpenBLAS (`" + target + "`)"
+            if "/blas/" in target:
+                return "the reference BLAS, netlib's (`" + target + "`): unoptimised"
+            return "`" + target + "`"
+    return "an unknown BLAS"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="run directories (or one run's JSON files)")
@@ -409,7 +422,7 @@ def main():
            f"- Machine: {machine(context)}; {context.get('host_name', '')} "
            f"(load average at the start: {', '.join(f'{x:.2f}' for x in context.get('load_avg', []))}).",
            f"- Compiler: {compiler}.",
-           f"- LibTorch: {torch + ' (Debian libtorch-dev), one thread, float64' if torch_built and torch else 'not built (the libtorch variants are skipped: no libtorch-dev, or not a g++ build)'}.",
+           f"- LibTorch: {torch + ' (Debian libtorch-dev), one thread, float64, matrix products by ' + blas_in_use() if torch_built and torch else 'not built (the libtorch variants are skipped: no libtorch-dev, or not a g++ build)'}.",
            f"- {len(runs)} run(s), each with 9 repetitions per variant in random interleaved order; a variant's time "
            "is the median CPU time of its repetitions in a run, every ratio is formed within a run, and each cell "
            "is the median over runs.", "",
