@@ -13,7 +13,8 @@ namespace fg = fusegrad;
 
 namespace {
 
-// The gradient every variant is checked against before it is timed.
+// The value and gradient every variant is checked against before it is timed.
+double value_by_hand(const Eigen::ArrayXd& x) { return (x.sin() * (-x.square()).exp() + x.square().log1p()).sum(); }
 Eigen::ArrayXd gradient_by_hand(const Eigen::ArrayXd& x) {
   const Eigen::ArrayXd e = (-x.square()).exp();
   return x.cos() * e - 2.0 * x * x.sin() * e + 2.0 * x / (1.0 + x.square());
@@ -38,15 +39,19 @@ void forward(benchmark::State& state) {
 void handwritten(benchmark::State& state) {
   const Eigen::ArrayXd x = fg::bench::uniform(state.range(0), -2.0, 2.0);
   Eigen::ArrayXd dx(x.size()), e(x.size()), s(x.size());
+  double checked = 0;
   fg::bench::record_allocations(state, [&] {
     e = (-x.square()).exp();
     s = x.sin();
     double value = (s * e + x.square().log1p()).sum();
     dx = x.cos() * e - 2.0 * x * s * e + 2.0 * x / (1.0 + x.square());
+    checked = value;
     benchmark::DoNotOptimize(value);
     benchmark::DoNotOptimize(dx.data());
     benchmark::ClobberMemory();
   });
+  fg::bench::check_value("B1/handwritten", checked, value_by_hand(x));
+  fg::bench::check_gradient("B1/handwritten", "dx", values_of(dx), values_of(gradient_by_hand(x)));
   for (auto _ : state) {
     e = (-x.square()).exp();
     s = x.sin();
@@ -72,7 +77,8 @@ void handwritten_simd(benchmark::State& state) {
   const Eigen::ArrayXd x = fg::bench::uniform(state.range(0), -2.0, 2.0);
   Eigen::ArrayXd dx(x.size());
   const auto n = static_cast<std::size_t>(x.size());
-  fg::bench::b1_handwritten_simd(x.data(), dx.data(), n);
+  fg::bench::check_value("B1/handwritten_simd", fg::bench::b1_handwritten_simd(x.data(), dx.data(), n),
+                         value_by_hand(x), 1e-7);  // libmvec's functions are a few ulps off
   fg::bench::check_gradient("B1/handwritten_simd", "dx", values_of(dx), values_of(gradient_by_hand(x)));
   fg::bench::record_allocations(state, [&] {
     double value = fg::bench::b1_handwritten_simd(x.data(), dx.data(), n);
@@ -94,6 +100,7 @@ void fused(benchmark::State& state) {
   fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(data.data(), {static_cast<std::size_t>(data.size())});
   {
     const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
+    fg::bench::check_value("B1/fused", value, value_by_hand(data));
     fg::bench::check_gradient("B1/fused", "dx", values_of(dx), values_of(gradient_by_hand(data)));
   }
   fg::bench::record_allocations(state, [&] {
@@ -119,7 +126,10 @@ void fused_into(benchmark::State& state) {
   const Eigen::ArrayXd data = fg::bench::uniform(state.range(0), -2.0, 2.0);
   fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(data.data(), {static_cast<std::size_t>(data.size())});
   Eigen::ArrayXd dx(data.size());
-  fg::value_and_grad_into(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), std::tie(dx), x);
+  fg::bench::check_value(
+      "B1/fused_into",
+      fg::value_and_grad_into(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), std::tie(dx), x),
+      value_by_hand(data));
   fg::bench::check_gradient("B1/fused_into", "dx", values_of(dx), values_of(gradient_by_hand(data)));
   fg::bench::record_allocations(state, [&] {
     const auto f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
@@ -144,6 +154,7 @@ void fused_static16(benchmark::State& state) {
   fg::Var<double, fg::Shape<16>> x(data);
   {
     const auto [value, dx] = fg::value_and_grad(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)), x);
+    fg::bench::check_value("B1/fused_static", value, value_by_hand(data));
     fg::bench::check_gradient("B1/fused_static", "dx", values_of(dx), values_of(gradient_by_hand(data)));
   }
   fg::bench::record_allocations(state, [&] {
@@ -170,6 +181,7 @@ void tape_fused(benchmark::State& state) {
   {
     fg::Tensor f = fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
     f.backward();
+    fg::bench::check_value("B1/tape_fused", f.item(), value_by_hand(data));
     fg::bench::check_gradient("B1/tape_fused", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
   }
   fg::bench::record_allocations(state, [&] {
@@ -196,6 +208,7 @@ void taped(benchmark::State& state) {
   {
     fg::Tensor f = fg::taped(fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x)));
     f.backward();
+    fg::bench::check_value("B1/taped", f.item(), value_by_hand(data));
     fg::bench::check_gradient("B1/taped", "dx", values_of(x.grad()), values_of(gradient_by_hand(data)));
   }
   fg::bench::record_allocations(state, [&] {
@@ -227,7 +240,7 @@ void libtorch(benchmark::State& state) {
     f.backward();
     return f;
   };
-  step();
+  fg::bench::check_value("B1/libtorch", step().item<double>(), value_by_hand(data));
   fg::bench::check_gradient("B1/libtorch", "dx", fg::bench::values_of(x.grad()), values_of(gradient_by_hand(data)));
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {

@@ -59,6 +59,14 @@ inline void check_gradient(std::string_view variant, std::string_view what, doub
   check_gradient(variant, what, std::span<const double>(&got, 1), std::span<const double>(&want, 1), rtol);
 }
 
+/// Stops the program unless a variant's value (the loss) agrees with `want` to `rtol`: a variant that
+/// skipped work the gradient does not need would pass the gradient's check alone.
+inline void check_value(std::string_view variant, double got, double want, double rtol = 1e-9) {
+  if (std::abs(got - want) <= rtol * std::max(std::abs(want), 1.0)) return;
+  std::fprintf(stderr, "%.*s: the value is %.17g, not %.17g\n", int(variant.size()), variant.data(), got, want);
+  std::abort();
+}
+
 /// Bytes per element touched, for Google Benchmark's bytes_per_second counter.
 inline constexpr double bytes_per_double = sizeof(double);
 
