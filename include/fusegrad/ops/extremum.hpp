@@ -66,7 +66,6 @@ struct extremum_op : Order {
     const T* x = in.values[0];
     const Extents& extents = in.extents[0];
     const Extents kept = kept_extents<A>(extents, Order::name.data());
-    if (extents.size() == 0) return;  // no gradient to write, however many groups
     const auto picks = [&](std::size_t i, std::size_t g) {
       return x[i] == y[g] || (std::isnan(x[i]) && std::isnan(y[g]));
     };

@@ -38,7 +38,6 @@ struct prod_op {
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
     const T* x = in.values[0];
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::prod");
-    if (in.extents[0].size() == 0) return;  // no gradient to write, however many groups
     // Per group: how many zeros, and the product of the other elements.
     detail::small_buffer<std::size_t> zeros(kept.size(), 0);
     detail::small_buffer<T> nonzero_product(kept.size(), T(1));

@@ -279,7 +279,9 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
           if constexpr (fused) {
             o.upstream[0] = dy[0] / Op::template divisor<value_type>(o.extents.size());
           } else if constexpr (!JointVjp<Op>) {
-            op_.template vjp<I>(o.vjp_target(), dy, operands_.template view<value_type>(), value.data());
+            // An empty operand has no gradient to write, however many groups the VJP would walk ((5e7, 0), axis 1).
+            if (o.extents.size() != 0)
+              op_.template vjp<I>(o.vjp_target(), dy, operands_.template view<value_type>(), value.data());
           }
           if (o.written_in_place()) return;
           o.upstream_access.load();
