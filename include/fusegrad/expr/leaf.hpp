@@ -190,4 +190,13 @@ class Const : public detail::leaf_data<T, S, Storage> {
   static constexpr bool takes_grad = false;
 };
 
+namespace detail {
+// A Const that reads the caller's memory (the view storage policy): its values may change, or be freed, after the
+// expression is built.
+template <class E>
+struct is_view_const : std::false_type {};
+template <Scalar T, ShapeType S>
+struct is_view_const<Const<T, S, view>> : std::true_type {};
+}  // namespace detail
+
 }  // namespace fusegrad

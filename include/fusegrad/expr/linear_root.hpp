@@ -22,12 +22,6 @@
 
 namespace fusegrad::detail {
 
-// A Const that reads the caller's memory (the view storage policy).
-template <class E>
-struct is_view_const : std::false_type {};
-template <Scalar T, ShapeType S>
-struct is_view_const<Const<T, S, view>> : std::true_type {};
-
 // A number fixed in the expression: a Const holding one value of its own, or a literal (which
 // becomes one). A Tensor is not one, even without requires_grad, nor a view: their values may
 // change before a deferred value is computed.

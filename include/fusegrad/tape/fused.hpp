@@ -23,11 +23,9 @@ namespace detail {
 // A leaf a recorded node cannot keep by value: a Var (its gradient would have nowhere to go) or a view (it reads
 // caller memory, which may change or be freed before the node's backward).
 template <class L>
-inline constexpr bool unrecordable_leaf_v = false;
+inline constexpr bool unrecordable_leaf_v = is_view_const<L>::value;
 template <class T, class S, class Storage>
 inline constexpr bool unrecordable_leaf_v<Var<T, S, Storage>> = true;
-template <class T, class S>
-inline constexpr bool unrecordable_leaf_v<Const<T, S, view>> = true;
 
 // holds_references<C>(): some leaf of the stored operand C is held by reference (an lvalue
 // Var or Const), or is a Var or a view held by value. A recorded node outlives the statement
