@@ -331,36 +331,3 @@ void run_backward(tensor_impl<T>& root, const T* seed, bool retain_graph, gradie
 }
 
 }  // namespace fusegrad::detail
-
-namespace fusegrad {
-
-template <Scalar T>
-void BasicTensor<T>::backward(BackwardOptions options) const {
-  if (!checked().requires_grad)
-    throw graph_error(
-        "fusegrad::Tensor::backward(): this tensor does not require grad: nothing that produced it requires grad, or "
-        "it is a comparison's mask or argmax/argmin's indices, which pass none (call requires_grad_() on the "
-        "parameters before computing it)");
-  if (numel() != 1)
-    throw graph_error("fusegrad::Tensor::backward(): the tensor has shape " + shape().to_string() +
-                      "; backward() without a gradient needs a one-element tensor. Reduce it (sum, mean) or pass "
-                      "the upstream gradient: t.backward(gradient)");
-  const T seed(1);
-  detail::run_backward(*impl_, &seed, options.retain_graph);
-}
-
-template <Scalar T>
-void BasicTensor<T>::backward(const BasicTensor& gradient, BackwardOptions options) const {
-  if (!checked().requires_grad)
-    throw graph_error(
-        "fusegrad::Tensor::backward(gradient): this tensor does not require grad: nothing that produced it requires "
-        "grad, or it is a comparison's mask or argmax/argmin's indices, which pass none (call requires_grad_() on the "
-        "parameters before computing it)");
-  if (!(gradient.shape() == shape()))
-    throw shape_error("fusegrad::Tensor::backward(gradient): the gradient has shape " + gradient.shape().to_string() +
-                      " but the tensor has shape " + shape().to_string() +
-                      "; pass a gradient of the tensor's shape (the upstream gradient, one value per element)");
-  detail::run_backward(*impl_, gradient.data(), options.retain_graph);
-}
-
-}  // namespace fusegrad
