@@ -1,5 +1,6 @@
 // expr/leaves_test.cpp -- Var and Const: building them from values and Eigen objects, views, and run-time shape errors.
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -79,6 +80,32 @@ TEST(Leaves, FromARowMajorMatrix) {
   expect_array_near(x.value(), {1, 2, 3, 4, 5, 6});
   // Row 0 summed over axis 1 is 6: the layout is really rows of 3.
   expect_array_near(fg::eval(fg::sum(x, fg::axes<1>)), {6, 15});
+}
+
+// A moved-from leaf is still one whose extents describe its values: an expression over it reads nothing that is gone.
+TEST(Leaves, AMovedFromLeafIsEmptyOrZeros) {
+  fg::Var<double, fg::Shape<fg::dyn, 2>> x(Extents{3, 2}, {1, 2, 3, 4, 5, 6});
+  const fg::Var<double, fg::Shape<fg::dyn, 2>> y = std::move(x);
+  expect_array_near(y.value(), {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(x.extents(), (Extents{0, 2}));  // NOLINT(bugprone-use-after-move): the moved-from state is the point
+  EXPECT_EQ(x.value().size(), 0);
+  EXPECT_EQ(fg::eval(fg::sum(x * x)), 0.0);
+
+  fg::Var<double, fg::Shape<fg::dyn>> target(Extents{2}, {7, 8});
+  fg::Var<double, fg::Shape<fg::dyn>> source(Extents{1}, {9});
+  target = std::move(source);  // Eigen's move assignment swaps: the source would hold the target's old values
+  expect_array_near(target.value(), {9});
+  EXPECT_EQ(source.extents(), (Extents{0}));  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(source.value().size(), 0);
+
+  // 4096 doubles are past the fixed-storage limit: the values live on the heap, and the moved-from leaf keeps its
+  // static shape with zeros in it.
+  fg::Var<double, fg::Shape<4096>> big;
+  big.value().setConstant(2.0);
+  const fg::Var<double, fg::Shape<4096>> taken = std::move(big);
+  EXPECT_EQ(taken.value().sum(), 8192.0);
+  EXPECT_EQ(big.value().size(), 4096);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(fg::eval(fg::sum(big)), 0.0);
 }
 
 // A view reads the caller's memory: no copy, and a change to the memory changes the next eval.

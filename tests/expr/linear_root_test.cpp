@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <tuple>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <Eigen/Core>
@@ -36,7 +37,7 @@ static_assert(!fg::LinearRoot<decltype(fg::sum(x_var) * fg::sum(w_var))>);
 static_assert(!fg::LinearRoot<decltype(scalar_var * fg::sum(x_var))>);
 static_assert(!fg::LinearRoot<decltype(5.0 / fg::sum(x_var))>);
 static_assert(!fg::LinearRoot<decltype(fg::exp(fg::sum(x_var)))>);
-static_assert(!fg::LinearRoot<decltype(fg::sum(fg::Var<double, fg::Shape<2, 3>>{}, fg::axes<0>))>,
+static_assert(!fg::LinearRoot<decltype(fg::sum(std::declval<const fg::Var<double, fg::Shape<2, 3>>&>(), fg::axes<0>))>,
               "a sum over some axes is not a full reduction");
 static_assert(!fg::LinearRoot<decltype(fg::Const<double, fg::Shape<>, fg::view>(nullptr) * fg::sum(x_var))>,
               "a Const that views the caller's memory may change before a deferred value is computed");

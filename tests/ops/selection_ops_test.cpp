@@ -110,7 +110,7 @@ TEST(SelectionOpsByHand, NoGradientFlowsThroughAComparison) {
   EXPECT_FALSE(fg::Tensor(fg::taped(x > 0.0)).requires_grad());
   fg::Tensor(fg::sum(x * (x > 0.0))).backward();
   expect_array_near(x.grad().eigen(), {0, 1, 0});
-  static_assert(!decltype(fg::Var<double, fg::Shape<3>>{} < 0.0)::takes_grad);
+  static_assert(!decltype(std::declval<const fg::Var<double, fg::Shape<3>>&>() < 0.0)::takes_grad);
   // A tensor read only by a comparison gets no gradient, not a zero one.
   fg::Tensor y = fg::Tensor::from({1.0, -1.0, 2.0}, {3}).requires_grad_();
   EXPECT_FALSE(fg::Tensor((y > 0.0) * 2.0).requires_grad());

@@ -18,10 +18,21 @@ inline constexpr bool is_handle_v = requires {
 // are held by const&, which is what lets `x` keep its address for value_and_grad(f, x);
 // everything else (sub-expressions, temporaries, literals) is held by value, so an
 // expression stored with `auto` never dangles (the bug Eigen documents for `auto`).
+// A Var passed as an rvalue is refused: held by value it would be a copy that no
+// value_and_grad(f, x) finds, and x's gradient would silently be zero.
 template <class E>
-using closure_t = std::conditional_t<std::is_lvalue_reference_v<E> && std::remove_cvref_t<E>::kind == node_kind::leaf &&
-                                         !is_handle_v<std::remove_cvref_t<E>>,
-                                     const std::remove_cvref_t<E>&, std::remove_cvref_t<E>>;
+struct closure {
+  using node = std::remove_cvref_t<E>;
+  static constexpr bool is_referenced_leaf = node::kind == node_kind::leaf && !is_handle_v<node>;
+  static constexpr bool is_copied_var = GradLeaf<node> && !is_handle_v<node> && !std::is_lvalue_reference_v<E>;
+  static_assert(!is_copied_var,
+                "fusegrad: a Var passed as an rvalue (a temporary or std::move(x)) would be copied into the "
+                "expression, where value_and_grad(f, x) cannot find x; pass the Var by name, or use a Const for "
+                "values that take no gradient");
+  using type = std::conditional_t<is_referenced_leaf && std::is_lvalue_reference_v<E>, const node&, node>;
+};
+template <class E>
+using closure_t = typename closure<E>::type;
 
 // node_t<C>: the node type behind a closure member.
 template <class C>

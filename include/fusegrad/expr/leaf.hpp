@@ -2,8 +2,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <concepts>
+#include <cstddef>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -110,6 +113,24 @@ class leaf_data<T, S, owning> {
     detail::copy_row_major(values_.data(), eigen);
   }
 
+  leaf_data(const leaf_data&) = default;
+  leaf_data& operator=(const leaf_data&) = default;
+  // A moved-from leaf stays one whose extents describe its values, so using it cannot read past them: an axis of
+  // run-time extent becomes empty, and heap values of a static shape become zeros (fixed storage is copied).
+  leaf_data(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>)
+      : values_(std::move(other.values_)), extents_(other.extents_) {
+    other.refill_after_move();
+  }
+  leaf_data& operator=(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>) {
+    if (this != &other) {
+      values_ = std::move(other.values_);
+      extents_ = other.extents_;
+      other.refill_after_move();
+    }
+    return *this;
+  }
+  ~leaf_data() = default;
+
   /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
   [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
   [[nodiscard]] const T* data() const noexcept { return values_.data(); }
@@ -121,6 +142,19 @@ class leaf_data<T, S, owning> {
   }
 
  private:
+  void refill_after_move() {
+    if constexpr (has_fixed_storage_v<T, S>) {
+      return;
+    } else if constexpr (is_static_v<S>) {
+      values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>));
+    } else {
+      std::array<std::size_t, S::rank> emptied = S::extents;
+      std::ranges::replace(emptied, dyn, std::size_t{0});
+      extents_ = leaf_extents<S>(Extents(std::span<const std::size_t>(emptied)));
+      values_.resize(0);  // a move assignment may have swapped the target's old values in
+    }
+  }
+
   storage_t<T, S> values_;
   [[no_unique_address]] leaf_extents<S> extents_;
 };
@@ -169,24 +203,36 @@ class leaf_data<T, S, view> {
   [[no_unique_address]] leaf_extents<S> extents_;
 };
 
+// The scalar type a leaf stores: T, or double where T is not a Scalar, so that the leaf's own static_assert is the one
+// error (a constrained T would add knock-on errors for every use of the leaf).
+template <class T>
+using leaf_scalar_t = std::conditional_t<Scalar<T>, T, double>;
 }  // namespace detail
 
 /// A variable: a leaf that receives gradients. `Var<double, Shape<3>> x{1.0, 2.0, 3.0};`
 /// Static shapes up to max_fixed_bytes own fixed-size storage, so no heap is touched.
 /// `Var<double, Shape<dyn>, view> x(data, {n});` reads caller memory without copying.
 /// Example: examples/static_gradient.cpp.
-template <Scalar T, ShapeType S, class Storage = owning>
-class Var : public detail::leaf_data<T, S, Storage> {
+template <class T, ShapeType S, class Storage = owning>
+class Var : public detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage> {
+  static_assert(Scalar<T>,
+                "fusegrad::Var<T, S>: T is not a scalar type fusegrad differentiates; use float, double, "
+                "std::complex<float> or std::complex<double> (an integer tensor has no gradient)");
+
  public:
-  using detail::leaf_data<T, S, Storage>::leaf_data;
+  using detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage>::leaf_data;
   static constexpr bool takes_grad = true;
 };
 
 /// A constant: a leaf that never receives gradients (data, targets, literals).
-template <Scalar T, ShapeType S, class Storage = owning>
-class Const : public detail::leaf_data<T, S, Storage> {
+template <class T, ShapeType S, class Storage = owning>
+class Const : public detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage> {
+  static_assert(Scalar<T>,
+                "fusegrad::Const<T, S>: T is not a scalar type fusegrad computes with; use float, double, "
+                "std::complex<float> or std::complex<double> (convert integer data to one of them)");
+
  public:
-  using detail::leaf_data<T, S, Storage>::leaf_data;
+  using detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage>::leaf_data;
   static constexpr bool takes_grad = false;
 };
 
