@@ -67,7 +67,7 @@ void handwritten(benchmark::State& state) {
 #ifdef FUSEGRAD_HANDWRITTEN_SIMD
 }  // namespace
 namespace fusegrad::bench {
-double b1_handwritten_simd(const double* x, double* dx, std::size_t n);  // handwritten_simd/b1.cpp
+double b1_handwritten_simd(const double* x, double* dx, std::size_t n);  // handwritten_simd/b1_elementwise.cpp
 }  // namespace fusegrad::bench
 namespace {
 

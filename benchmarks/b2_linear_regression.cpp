@@ -21,10 +21,17 @@ struct data {
       : x(fg::bench::uniform(n, 0.0, 1.0)), y(1.0 + 2.0 * x + 0.1 * fg::bench::uniform(n, -1.0, 1.0, 7)) {}
 };
 
-// db and dw, the gradient every variant is checked against before it is timed.
+// The loss, and db and dw: what every variant is checked against before it is timed.
+double loss_by_hand(const data& d, double b, double w) { return (b + w * d.x - d.y).square().mean(); }
 std::array<double, 2> gradient_by_hand(const data& d, double b, double w) {
   const Eigen::ArrayXd r = b + w * d.x - d.y;
   return {2 * r.mean(), 2 * (r * d.x).mean()};
+}
+void check(const char* variant, const data& d, double loss, double db, double dw) {
+  fg::bench::check_value(variant, loss, loss_by_hand(d, 0.3, 0.1));
+  const auto want = gradient_by_hand(d, 0.3, 0.1);
+  fg::bench::check_gradient(variant, "db", db, want[0]);
+  fg::bench::check_gradient(variant, "dw", dw, want[1]);
 }
 
 void forward(benchmark::State& state) {
@@ -44,7 +51,7 @@ void handwritten(benchmark::State& state) {
   const data d(state.range(0));
   const double b = 0.3, w = 0.1;
   const auto n = d.x.size();
-  fg::bench::record_allocations(state, [&] {
+  const auto step = [&] {
     double sr = 0, srx = 0, srr = 0;
 #pragma omp simd reduction(+ : sr, srx, srr)
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -53,21 +60,13 @@ void handwritten(benchmark::State& state) {
       srx += r * d.x[i];
       srr += r * r;
     }
-    const double loss = srr / double(n), db = 2 * sr / double(n), dw = 2 * srx / double(n);
-    benchmark::DoNotOptimize(loss);
-    benchmark::DoNotOptimize(db);
-    benchmark::DoNotOptimize(dw);
-  });
+    return std::array{srr / double(n), 2 * sr / double(n), 2 * srx / double(n)};  // loss, db, dw
+  };
+  const auto first = step();
+  check("B2/handwritten", d, first[0], first[1], first[2]);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
-    double sr = 0, srx = 0, srr = 0;
-#pragma omp simd reduction(+ : sr, srx, srr)
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double r = b + w * d.x[i] - d.y[i];
-      sr += r;
-      srx += r * d.x[i];
-      srr += r * r;
-    }
-    const double loss = srr / double(n), db = 2 * sr / double(n), dw = 2 * srx / double(n);
+    const auto [loss, db, dw] = step();
     benchmark::DoNotOptimize(loss);
     benchmark::DoNotOptimize(db);
     benchmark::DoNotOptimize(dw);
@@ -82,9 +81,7 @@ void fused(benchmark::State& state) {
   fg::Const<double, fg::Shape<fg::dyn>, fg::view> x(d.x.data(), {n}), y(d.y.data(), {n});
   {
     const auto [value, db, dw] = fg::value_and_grad(fg::mean(fg::square(b + w * x - y)), b, w);
-    const auto want = gradient_by_hand(d, 0.3, 0.1);
-    fg::bench::check_gradient("B2/fused", "db", db, want[0]);
-    fg::bench::check_gradient("B2/fused", "dw", dw, want[1]);
+    check("B2/fused", d, value, db, dw);
   }
   fg::bench::record_allocations(state, [&] {
     const auto loss = fg::mean(fg::square(b + w * x - y));
@@ -115,9 +112,7 @@ void tape(benchmark::State& state) {
     fg::Tensor loss =
         Fused ? fg::Tensor(fg::mean(fg::square(b + w * x - y))) : fg::taped(fg::mean(fg::square(b + w * x - y)));
     loss.backward();
-    const auto want = gradient_by_hand(d, 0.3, 0.1);
-    fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "db", b.grad().item(), want[0]);
-    fg::bench::check_gradient(Fused ? "B2/tape_fused" : "B2/taped", "dw", w.grad().item(), want[1]);
+    check(Fused ? "B2/tape_fused" : "B2/taped", d, loss.item(), b.grad().item(), w.grad().item());
   }
   fg::bench::record_allocations(state, [&] {
     b.zero_grad();
@@ -156,10 +151,8 @@ void libtorch(benchmark::State& state) {
     loss.backward();
     return loss;
   };
-  step();
-  const auto want = gradient_by_hand(d, 0.3, 0.1);
-  fg::bench::check_gradient("B2/libtorch", "db", b.grad().item<double>(), want[0]);
-  fg::bench::check_gradient("B2/libtorch", "dw", w.grad().item<double>(), want[1]);
+  const torch::Tensor first = step();
+  check("B2/libtorch", d, first.item<double>(), b.grad().item<double>(), w.grad().item<double>());
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor loss = step();

@@ -18,10 +18,19 @@ namespace {
 
 constexpr double two_pi = 2.0 * std::numbers::pi;
 
-// dmu and dsigma, the gradient every variant is checked against before it is timed.
+// The log-density, and dmu and dsigma: what every variant is checked against before it is timed.
+double value_by_hand(const Eigen::ArrayXd& y, double mu, double sigma) {
+  return (-0.5 * ((y - mu) / sigma).square() - std::log(sigma) - 0.5 * std::log(two_pi)).sum();
+}
 std::array<double, 2> gradient_by_hand(const Eigen::ArrayXd& y, double mu, double sigma) {
   const Eigen::ArrayXd z = (y - mu) / sigma;
   return {z.sum() / sigma, z.square().sum() / sigma - double(y.size()) / sigma};
+}
+void check(const char* variant, const Eigen::ArrayXd& y, double value, double dmu, double dsigma) {
+  fg::bench::check_value(variant, value, value_by_hand(y, 0.2, 1.3));
+  const auto want = gradient_by_hand(y, 0.2, 1.3);
+  fg::bench::check_gradient(variant, "dmu", dmu, want[0]);
+  fg::bench::check_gradient(variant, "dsigma", dsigma, want[1]);
 }
 
 void forward(benchmark::State& state) {
@@ -42,7 +51,7 @@ void handwritten(benchmark::State& state) {
   const Eigen::ArrayXd y = fg::bench::uniform(state.range(0), -3.0, 3.0);
   double mu = 0.2, sigma = 1.3;
   const auto n = double(y.size());
-  fg::bench::record_allocations(state, [&] {
+  const auto step = [&] {
     benchmark::DoNotOptimize(mu);
     benchmark::DoNotOptimize(sigma);
     double sz = 0, szz = 0;
@@ -54,24 +63,13 @@ void handwritten(benchmark::State& state) {
       szz += z * z;
     }
     const double value = -0.5 * szz - n * std::log(sigma) - 0.5 * n * std::log(two_pi);
-    const double dmu = sz * inv, dsigma = szz * inv - n * inv;
-    benchmark::DoNotOptimize(value);
-    benchmark::DoNotOptimize(dmu);
-    benchmark::DoNotOptimize(dsigma);
-  });
+    return std::array{value, sz * inv, szz * inv - n * inv};  // value, dmu, dsigma
+  };
+  const auto first = step();
+  check("B3/handwritten", y, first[0], first[1], first[2]);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(mu);
-    benchmark::DoNotOptimize(sigma);
-    double sz = 0, szz = 0;
-    const double inv = 1.0 / sigma;
-#pragma omp simd reduction(+ : sz, szz)
-    for (Eigen::Index i = 0; i < y.size(); ++i) {
-      const double z = (y[i] - mu) * inv;
-      sz += z;
-      szz += z * z;
-    }
-    const double value = -0.5 * szz - n * std::log(sigma) - 0.5 * n * std::log(two_pi);
-    const double dmu = sz * inv, dsigma = szz * inv - n * inv;
+    const auto [value, dmu, dsigma] = step();
     benchmark::DoNotOptimize(value);
     benchmark::DoNotOptimize(dmu);
     benchmark::DoNotOptimize(dsigma);
@@ -86,9 +84,7 @@ void fused(benchmark::State& state) {
   {
     const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
     const auto [value, dmu, dsigma] = fg::value_and_grad(f, mu, sigma);
-    const auto want = gradient_by_hand(data, 0.2, 1.3);
-    fg::bench::check_gradient("B3/fused", "dmu", dmu, want[0]);
-    fg::bench::check_gradient("B3/fused", "dsigma", dsigma, want[1]);
+    check("B3/fused", data, value, dmu, dsigma);
   }
   fg::bench::record_allocations(state, [&] {
     const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
@@ -121,9 +117,7 @@ void tape(benchmark::State& state) {
     const auto f = fg::sum(-0.5 * fg::square((y - mu) / sigma) - fg::log(sigma) - 0.5 * std::log(two_pi));
     fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
     value.backward();
-    const auto want = gradient_by_hand(data, 0.2, 1.3);
-    fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dmu", mu.grad().item(), want[0]);
-    fg::bench::check_gradient(Fused ? "B3/tape_fused" : "B3/taped", "dsigma", sigma.grad().item(), want[1]);
+    check(Fused ? "B3/tape_fused" : "B3/taped", data, value.item(), mu.grad().item(), sigma.grad().item());
   }
   fg::bench::record_allocations(state, [&] {
     mu.zero_grad();
@@ -162,10 +156,8 @@ void libtorch(benchmark::State& state) {
     value.backward();
     return value;
   };
-  step();
-  const auto want = gradient_by_hand(data, 0.2, 1.3);
-  fg::bench::check_gradient("B3/libtorch", "dmu", mu.grad().item<double>(), want[0]);
-  fg::bench::check_gradient("B3/libtorch", "dsigma", sigma.grad().item<double>(), want[1]);
+  const torch::Tensor first = step();
+  check("B3/libtorch", data, first.item<double>(), mu.grad().item<double>(), sigma.grad().item<double>());
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();

@@ -16,12 +16,13 @@ namespace fg = fusegrad;
 
 namespace {
 
-// dx, dy, dz at (0.5, 2, 1.5), the gradient every variant is checked against before it is timed.
+// The value, and dx, dy, dz, at (0.5, 2, 1.5): what every variant is checked against before it is timed.
 std::array<double, 3> gradient_by_hand(double x, double y, double z) {
   return {y + std::cos(x) * std::exp(z), x - 1.0 / z, std::sin(x) * std::exp(z) + y / (z * z)};
 }
 
-void check(const char* variant, double dx, double dy, double dz) {
+void check(const char* variant, double value, double dx, double dy, double dz) {
+  fg::bench::check_value(variant, value, 0.5 * 2.0 + std::sin(0.5) * std::exp(1.5) - 2.0 / 1.5);
   const auto want = gradient_by_hand(0.5, 2.0, 1.5);
   fg::bench::check_gradient(variant, "dx", dx, want[0]);
   fg::bench::check_gradient(variant, "dy", dy, want[1]);
@@ -41,25 +42,18 @@ void forward(benchmark::State& state) {
 
 void handwritten(benchmark::State& state) {
   double x = 0.5, y = 2.0, z = 1.5;
-  fg::bench::record_allocations(state, [&] {
+  const auto step = [&] {
     benchmark::DoNotOptimize(x);
     benchmark::DoNotOptimize(y);
     benchmark::DoNotOptimize(z);
     const double s = std::sin(x), e = std::exp(z);
-    const double value = x * y + s * e - y / z;
-    const double dx = y + std::cos(x) * e, dy = x - 1.0 / z, dz = s * e + y / (z * z);
-    benchmark::DoNotOptimize(value);
-    benchmark::DoNotOptimize(dx);
-    benchmark::DoNotOptimize(dy);
-    benchmark::DoNotOptimize(dz);
-  });
+    return std::array{x * y + s * e - y / z, y + std::cos(x) * e, x - 1.0 / z, s * e + y / (z * z)};
+  };
+  const auto first = step();
+  check("B4/handwritten", first[0], first[1], first[2], first[3]);
+  fg::bench::record_allocations(state, step);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(x);
-    benchmark::DoNotOptimize(y);
-    benchmark::DoNotOptimize(z);
-    const double s = std::sin(x), e = std::exp(z);
-    const double value = x * y + s * e - y / z;
-    const double dx = y + std::cos(x) * e, dy = x - 1.0 / z, dz = s * e + y / (z * z);
+    const auto [value, dx, dy, dz] = step();
     benchmark::DoNotOptimize(value);
     benchmark::DoNotOptimize(dx);
     benchmark::DoNotOptimize(dy);
@@ -73,7 +67,7 @@ void fused(benchmark::State& state) {
   fg::Var<double, fg::Shape<>> x(0.5), y(2.0), z(1.5);
   {
     const auto [value, dx, dy, dz] = fg::value_and_grad(x * y + fg::sin(x) * fg::exp(z) - y / z, x, y, z);
-    check("B4/fused", dx, dy, dz);
+    check("B4/fused", value, dx, dy, dz);
   }
   fg::bench::record_allocations(state, [&] {
     benchmark::DoNotOptimize(x.data());
@@ -108,7 +102,7 @@ void fused_prebuilt(benchmark::State& state) {
   const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
   {
     const auto [value, dx, dy, dz] = fg::value_and_grad(f, x, y, z);
-    check("B4/fused_prebuilt", dx, dy, dz);
+    check("B4/fused_prebuilt", value, dx, dy, dz);
   }
   fg::bench::record_allocations(state, [&] {
     benchmark::DoNotOptimize(x.data());
@@ -145,7 +139,7 @@ void tape(benchmark::State& state) {
     const auto f = x * y + fg::sin(x) * fg::exp(z) - y / z;
     fg::Tensor value = Fused ? fg::Tensor(f) : fg::taped(f);
     value.backward();
-    check(Fused ? "B4/tape_fused" : "B4/taped", x.grad().item(), y.grad().item(), z.grad().item());
+    check(Fused ? "B4/tape_fused" : "B4/taped", value.item(), x.grad().item(), y.grad().item(), z.grad().item());
   }
   fg::bench::record_allocations(state, [&] {
     x.zero_grad();
@@ -183,8 +177,8 @@ void libtorch(benchmark::State& state) {
     value.backward();
     return value;
   };
-  step();
-  check("B4/libtorch", x.grad().item<double>(), y.grad().item<double>(), z.grad().item<double>());
+  const torch::Tensor first = step();
+  check("B4/libtorch", first.item<double>(), x.grad().item<double>(), y.grad().item<double>(), z.grad().item<double>());
   fg::bench::record_allocations(state, step);
   for (auto _ : state) {
     torch::Tensor value = step();

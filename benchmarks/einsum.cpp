@@ -3,7 +3,7 @@
 //   E2 "bij,bjk->bik" with b = 32, 64x64: three GEMMs per batch element by hand;
 //   E3 "ij,jk,kl->il" with (512,8)(8,512)(512,8), where the order matters: by hand in the best order (the last two
 //      first), and left to right (a 512x512 intermediate) for scale.
-// Every variant's gradient is checked against the hand-written one before it is timed.
+// Every variant's value and gradient are checked against the hand-written ones before they are timed.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -46,6 +46,7 @@ struct product {
   using shape = dyn2;
   Matrix A = random_matrix(256, 256, 1), B = random_matrix(256, 256, 2), R = random_matrix(256, 256, 3);
   Matrix dA = R * B.transpose(), dB = A.transpose() * R;  // the reference gradients
+  double loss = ((A * B).array() * R.array()).sum();      // and value
   std::array<const Matrix*, 2> operands() const { return {&A, &B}; }
   std::array<const Matrix*, 2> gradients() const { return {&dA, &dB}; }
   fg::Extents extents(const Matrix& m) const { return {std::size_t(m.rows()), std::size_t(m.cols())}; }
@@ -73,6 +74,7 @@ struct batched {
   Matrix A = random_matrix(batch * side, side, 4), B = random_matrix(batch * side, side, 5),
          R = random_matrix(batch * side, side, 6);  // batch blocks of 64 rows
   Matrix dA = Matrix(batch * side, side), dB = Matrix(batch * side, side);
+  double loss = 0;
   std::array<const Matrix*, 2> operands() const { return {&A, &B}; }
   std::array<const Matrix*, 2> gradients() const { return {&dA, &dB}; }
   fg::Extents extents(const Matrix&) const { return {std::size_t(batch), std::size_t(side), std::size_t(side)}; }
@@ -80,6 +82,9 @@ struct batched {
     for (Eigen::Index b = 0; b < batch; ++b) {
       dA.middleRows(b * side, side).noalias() = R.middleRows(b * side, side) * B.middleRows(b * side, side).transpose();
       dB.middleRows(b * side, side).noalias() = A.middleRows(b * side, side).transpose() * R.middleRows(b * side, side);
+      loss +=
+          ((A.middleRows(b * side, side) * B.middleRows(b * side, side)).array() * R.middleRows(b * side, side).array())
+              .sum();
     }
   }
 };
@@ -110,6 +115,7 @@ struct chain {
   Matrix A = random_matrix(512, 8, 7), B = random_matrix(8, 512, 8), C = random_matrix(512, 8, 9),
          R = random_matrix(512, 8, 10);
   Matrix dA, dB, dC;
+  double loss = 0;
   std::array<const Matrix*, 3> operands() const { return {&A, &B, &C}; }
   std::array<const Matrix*, 3> gradients() const { return {&dA, &dB, &dC}; }
   fg::Extents extents(const Matrix& m) const { return {std::size_t(m.rows()), std::size_t(m.cols())}; }
@@ -118,6 +124,7 @@ struct chain {
     dA = R * T.transpose();
     dB = dT * C.transpose();
     dC = B.transpose() * dT;
+    loss = ((A * T).array() * R.array()).sum();
   }
 };
 
@@ -182,6 +189,7 @@ void fused(benchmark::State& state) {
   };
   {
     const auto all = gradients();
+    fg::bench::check_value("einsum/fused", std::get<0>(all), p.loss);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (expect_same(std::get<K + 1>(all).data(), p.gradients()[K]->data(), p.gradients()[K]->size(), "fused"), ...);
     }
@@ -218,7 +226,7 @@ void fused_into(benchmark::State& state) {
     return fg::value_and_grad_into(fg::sum(fg::einsum<Problem::subscripts>(vars[K]...) * R), std::tie(grads[K]...),
                                    vars[K]...);
   };
-  step(std::make_index_sequence<count>{});
+  fg::bench::check_value("einsum/fused_into", step(std::make_index_sequence<count>{}), p.loss);
   for (std::size_t k = 0; k < count; ++k)
     expect_same(grads[k].data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "fused_into");
   for (auto _ : state) {
@@ -244,7 +252,7 @@ void tape(benchmark::State& state) {
     loss.backward();
     return loss;
   };
-  step();
+  fg::bench::check_value("einsum/tape", step().item(), p.loss);
   for (std::size_t k = 0; k < operands.size(); ++k)
     expect_same(tensors[k].grad().data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "tape");
   for (auto _ : state) benchmark::DoNotOptimize(step().item());

@@ -194,10 +194,11 @@ def target_verdicts(fig, torch_built):
                     judge(r <= EINSUM_GOALS[case], f"{case} N={n}: einsum {v} / hand-written {r:.2f} "
                           f"(target ≤ {EINSUM_GOALS[case]:.2f})")
             continue
-        if case == "O1":  # an Adam step over a million values within 1.3 times the update written by hand
-            r = fig.ratio(key, "fused", "handwritten")
-            if r is not None and n >= 1 << 20:
-                judge(r <= 1.3, f"O1 N={n}: Adam step fused / hand-written {r:.2f} (target ≤ 1.30)")
+        if case == "O1":  # an Adam step over a million values within 1.3 times the faster update written by hand
+            ratios = [r for r in (fig.ratio(key, "fused", v) for v in ("handwritten", "single_loop")) if r is not None]
+            if ratios and n >= 1 << 20:
+                judge(max(ratios) <= 1.3, f"O1 N={n}: Adam step fused / the faster hand-written update "
+                      f"{max(ratios):.2f} (target ≤ 1.30)")
             continue
         if case not in SUITE:
             continue
@@ -221,8 +222,8 @@ def target_verdicts(fig, torch_built):
         if fh is not None and (case in ("B4", "B5") or 1024 <= n):
             goal = 1.3 if case in ("B4", "B5") else 1.10
             judge(fh <= goal, f"{case} N={n}: fused / hand-written {fh:.2f} (target ≤ {goal:.2f})")
-        simd = fig.ratio(key, "fused", "handwritten_simd")  # B1 against glibc's vector math
-        if simd is not None and 1024 <= n:
+        simd = fig.ratio(key, "fused", "handwritten_simd")  # B1 and B5 against glibc's vector math
+        if simd is not None and (case == "B5" or 1024 <= n):
             judge(simd <= 1.3, f"{case} N={n}: fused / handwritten_simd {simd:.2f} (target ≤ 1.30)")
         small = {("B2", 80): 1.5, ("B3", 100): 2.0}.get(key)  # where the sweep's set-up shows
         if fh is not None and small is not None:

@@ -1,6 +1,6 @@
-// handwritten_simd/b1.cpp -- B1's value and gradient written by hand as one loop, compiled with -ffast-math so
-// that g++ vectorises it with glibc's vector math library (libmvec): the fastest plain C++ a careful engineer
-// gets from the toolchain alone. Its own object file: -ffast-math reaches nothing else.
+// handwritten_simd/b1_elementwise.cpp -- B1's value and gradient written by hand as one loop, compiled with -ffast-math
+// so that g++ vectorises it with glibc's vector math library (libmvec): the fastest plain C++ a careful engineer gets
+// from the toolchain alone. Its own object file: -ffast-math reaches nothing else.
 #include <cmath>
 #include <cstddef>
 
