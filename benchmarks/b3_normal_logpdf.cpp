@@ -44,16 +44,16 @@ void forward(benchmark::State& state) {
 }
 
 // By hand: the sums of z and z^2 give the value and both derivatives in one pass, on SIMD
-// lanes (the pragma lets the compiler reassociate the sums; see B2). The parameters pass
-// through DoNotOptimize on every call, as B4's do: values the compiler knew would fold
+// lanes (the pragma lets the compiler reassociate the sums; see B2). The parameters are made
+// opaque on every call (fg::bench::opaque), as B4's are: values the compiler knew would fold
 // log(sigma) and 1 / sigma into constants that no caller with live parameters gets.
 void handwritten(benchmark::State& state) {
   const Eigen::ArrayXd y = fg::bench::uniform(state.range(0), -3.0, 3.0);
   double mu = 0.2, sigma = 1.3;
   const auto n = double(y.size());
   const auto step = [&] {
-    benchmark::DoNotOptimize(mu);
-    benchmark::DoNotOptimize(sigma);
+    fg::bench::opaque(mu);
+    fg::bench::opaque(sigma);
     double sz = 0, szz = 0;
     const double inv = 1.0 / sigma;
 #pragma omp simd reduction(+ : sz, szz)

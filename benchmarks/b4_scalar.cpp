@@ -32,9 +32,9 @@ void check(const char* variant, double value, double dx, double dy, double dz) {
 void forward(benchmark::State& state) {
   double x = 0.5, y = 2.0, z = 1.5;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(x);
-    benchmark::DoNotOptimize(y);
-    benchmark::DoNotOptimize(z);
+    fg::bench::opaque(x);
+    fg::bench::opaque(y);
+    fg::bench::opaque(z);
     double value = x * y + std::sin(x) * std::exp(z) - y / z;
     benchmark::DoNotOptimize(value);
   }
@@ -43,9 +43,9 @@ void forward(benchmark::State& state) {
 void handwritten(benchmark::State& state) {
   double x = 0.5, y = 2.0, z = 1.5;
   const auto step = [&] {
-    benchmark::DoNotOptimize(x);
-    benchmark::DoNotOptimize(y);
-    benchmark::DoNotOptimize(z);
+    fg::bench::opaque(x);
+    fg::bench::opaque(y);
+    fg::bench::opaque(z);
     const double s = std::sin(x), e = std::exp(z);
     return std::array{x * y + s * e - y / z, y + std::cos(x) * e, x - 1.0 / z, s * e + y / (z * z)};
   };

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <Eigen/Core>
 
 namespace fusegrad::bench {
@@ -22,6 +23,15 @@ inline Eigen::ArrayXd uniform(Eigen::Index n, double lo, double hi, std::uint32_
   Eigen::ArrayXd out(n);
   for (auto& v : out) v = dist(gen);
   return out;
+}
+
+/// Makes a variable's value opaque to the compiler, as a caller's live parameter is: it must store the value before
+/// and load it after, as if something had read and changed it. The address goes through benchmark::DoNotOptimize, not
+/// the double itself: g++ 12 drops the store before DoNotOptimize(double&) (its asm's "+m,r" operand), so the value
+/// read after it was never written.
+template <class T>
+inline void opaque(T& value) {
+  benchmark::DoNotOptimize(&value);
 }
 
 /// The fastest of a benchmark's repetitions, as the statistic "min" (ComputeStatistics): a
