@@ -53,11 +53,12 @@ void handwritten(benchmark::State& state) {
   const auto n = d.x.size();
   const auto step = [&] {
     double sr = 0, srx = 0, srr = 0;
+    const double *x = d.x.data(), *y = d.y.data();  // read once: through the closure, g++ may gather x[i] afresh
 #pragma omp simd reduction(+ : sr, srx, srr)
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double r = b + w * d.x[i] - d.y[i];
+      const double r = b + w * x[i] - y[i];
       sr += r;
-      srx += r * d.x[i];
+      srx += r * x[i];
       srr += r * r;
     }
     return std::array{srr / double(n), 2 * sr / double(n), 2 * srx / double(n)};  // loss, db, dw

@@ -55,10 +55,12 @@ void handwritten(benchmark::State& state) {
     fg::bench::opaque(mu);
     fg::bench::opaque(sigma);
     double sz = 0, szz = 0;
-    const double inv = 1.0 / sigma;
+    const double inv = 1.0 / sigma, m = mu;
+    const double* values = y.data();  // read once: through the closure, g++ would gather y[i] afresh
+    const Eigen::Index count = y.size();
 #pragma omp simd reduction(+ : sz, szz)
-    for (Eigen::Index i = 0; i < y.size(); ++i) {
-      const double z = (y[i] - mu) * inv;
+    for (Eigen::Index i = 0; i < count; ++i) {
+      const double z = (values[i] - m) * inv;
       sz += z;
       szz += z * z;
     }
