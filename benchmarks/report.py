@@ -430,7 +430,8 @@ def main():
            "## B1–B5", "",
            "B1 element-wise chain, B2 linear-regression loss, B3 normal log-density, B4 scalar expression, B5 small "
            "MLP (each program's first comment states its function). Forward and backward "
-           "per call; every variant's gradient is checked against the hand-written formula before it is timed.", ""]
+           "per call; every variant's value and gradient are checked against formulas written out with Eigen before "
+           "it is timed.", ""]
     out += tables + [""]
     if chart:
         out += [f"![time over hand-written against N, log-log]({os.path.relpath(chart, args.report)})", "",
