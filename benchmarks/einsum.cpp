@@ -3,7 +3,8 @@
 //   E2 "bij,bjk->bik" with b = 32, 64x64: three GEMMs per batch element by hand;
 //   E3 "ij,jk,kl->il" with (512,8)(8,512)(512,8), where the order matters: by hand in the best order (the last two
 //      first), and left to right (a 512x512 intermediate) for scale.
-// Every variant's value and gradient are checked against the hand-written ones before they are timed.
+// Every fusegrad variant's value and gradient are checked against the products written with Eigen (the reference
+// gradients of each problem below) before they are timed.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -42,6 +43,7 @@ void expect_same(const double* actual, const double* expected, Eigen::Index n, c
 
 // --- E1: "ij,jk->ik" ------------------------------------------------------------------------------------------------
 struct product {
+  static constexpr const char* name = "E1";
   static constexpr fg::fixed_string subscripts{"ij,jk->ik"};
   using shape = dyn2;
   Matrix A = random_matrix(256, 256, 1), B = random_matrix(256, 256, 2), R = random_matrix(256, 256, 3);
@@ -69,6 +71,7 @@ void e1_handwritten(benchmark::State& state) {
 // --- E2: "bij,bjk->bik" ---------------------------------------------------------------------------------------------
 constexpr Eigen::Index batch = 32, side = 64;
 struct batched {
+  static constexpr const char* name = "E2";
   static constexpr fg::fixed_string subscripts{"bij,bjk->bik"};
   using shape = dyn3;
   Matrix A = random_matrix(batch * side, side, 4), B = random_matrix(batch * side, side, 5),
@@ -110,6 +113,7 @@ void e2_handwritten(benchmark::State& state) {
 
 // --- E3: "ij,jk,kl->il" ---------------------------------------------------------------------------------------------
 struct chain {
+  static constexpr const char* name = "E3";
   static constexpr fg::fixed_string subscripts{"ij,jk,kl->il"};
   using shape = dyn2;
   Matrix A = random_matrix(512, 8, 7), B = random_matrix(8, 512, 8), C = random_matrix(512, 8, 9),
@@ -189,9 +193,11 @@ void fused(benchmark::State& state) {
   };
   {
     const auto all = gradients();
-    fg::bench::check_value("einsum/fused", std::get<0>(all), p.loss);
+    const std::string variant = std::string(Problem::name) + "/fused";
+    fg::bench::check_value(variant, std::get<0>(all), p.loss);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (expect_same(std::get<K + 1>(all).data(), p.gradients()[K]->data(), p.gradients()[K]->size(), "fused"), ...);
+      (expect_same(std::get<K + 1>(all).data(), p.gradients()[K]->data(), p.gradients()[K]->size(), variant.c_str()),
+       ...);
     }
     (std::make_index_sequence<operands.size()>{});
   }
@@ -226,9 +232,10 @@ void fused_into(benchmark::State& state) {
     return fg::value_and_grad_into(fg::sum(fg::einsum<Problem::subscripts>(vars[K]...) * R), std::tie(grads[K]...),
                                    vars[K]...);
   };
-  fg::bench::check_value("einsum/fused_into", step(std::make_index_sequence<count>{}), p.loss);
+  const std::string variant = std::string(Problem::name) + "/fused_into";
+  fg::bench::check_value(variant, step(std::make_index_sequence<count>{}), p.loss);
   for (std::size_t k = 0; k < count; ++k)
-    expect_same(grads[k].data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "fused_into");
+    expect_same(grads[k].data(), p.gradients()[k]->data(), p.gradients()[k]->size(), variant.c_str());
   for (auto _ : state) {
     benchmark::DoNotOptimize(step(std::make_index_sequence<count>{}));
     benchmark::DoNotOptimize(grads[0].data());
@@ -252,9 +259,10 @@ void tape(benchmark::State& state) {
     loss.backward();
     return loss;
   };
-  fg::bench::check_value("einsum/tape", step().item(), p.loss);
+  const std::string variant = std::string(Problem::name) + (Fused ? "/tape_fused" : "/taped");
+  fg::bench::check_value(variant, step().item(), p.loss);
   for (std::size_t k = 0; k < operands.size(); ++k)
-    expect_same(tensors[k].grad().data(), p.gradients()[k]->data(), p.gradients()[k]->size(), "tape");
+    expect_same(tensors[k].grad().data(), p.gradients()[k]->data(), p.gradients()[k]->size(), variant.c_str());
   for (auto _ : state) benchmark::DoNotOptimize(step().item());
 }
 
