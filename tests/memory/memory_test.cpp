@@ -116,16 +116,16 @@ std::pair<std::ptrdiff_t, std::ptrdiff_t> live_bytes_between_threads(int first_m
 }
 
 // Small tensors, fused and taped nodes, a deferred sum. What the consumer frees was allocated by
-// the producer: the memory live after 20000 graphs must be what it was after 1000, whatever either
+// the producer: the memory live after 6000 graphs must be what it was after 1000, whatever either
 // thread keeps for reuse.
 TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
   const Tensor x = Tensor::arange(1, 17) / 16.0;
   Tensor w = Tensor::scalar(0.5).requires_grad_();
-  const auto [after_1000, after_20000] = live_bytes_between_threads(1000, 20000, [&] {
+  const auto [after_1000, after_6000] = live_bytes_between_threads(1000, 6000, [&] {
     const Tensor h = fg::taped(fg::sin(w * x));
     return Tensor(fg::sum(h * fg::exp(-x)) + fg::taped(fg::mean(h * h)));
   });
-  EXPECT_EQ(after_20000, after_1000);
+  EXPECT_EQ(after_6000, after_1000);
   EXPECT_TRUE(w.grad().defined());
 }
 
@@ -134,9 +134,9 @@ TEST(Memory, GraphsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
 TEST(Memory, LargeTensorsRecordedOnOneThreadAndFreedOnAnotherKeepMemoryFlat) {
   const Tensor x = Tensor::randn({20'000}, 7);
   Tensor w = Tensor::scalar(0.5).requires_grad_();
-  const auto [after_100, after_1000] =
-      live_bytes_between_threads(100, 1000, [&] { return fg::taped(fg::sum((w * x) * x)); });
-  EXPECT_EQ(after_1000, after_100);
+  const auto [after_100, after_400] =
+      live_bytes_between_threads(100, 400, [&] { return fg::taped(fg::sum((w * x) * x)); });
+  EXPECT_EQ(after_400, after_100);
 }
 
 // One thread that records and frees its own graphs keeps its blocks for the next graph: after the
@@ -154,14 +154,14 @@ TEST(Memory, ALoopOnOneThreadReusesItsBlocks) {
   EXPECT_EQ(live(), after_first);
 }
 
-// 100000 steps of a linear regression's training loop (fused loss, backward, an update under
+// 20000 steps of a linear regression's training loop (fused loss, backward, an update under
 // NoGradGuard, zero_grad) hold the same live bytes after the first steps as after the last.
 TEST(Memory, TrainingStepsKeepMemoryFlat) {
   const Tensor x = Tensor::linspace(0, 1, 80);
   const Tensor y = Tensor(1.5 - 0.5 * x);
   Tensor b = Tensor::scalar(0.0).requires_grad_(), w = Tensor::scalar(0.0).requires_grad_();
   std::ptrdiff_t after_warm_up = 0;
-  for (int step = 1; step <= 100'000; ++step) {
+  for (int step = 1; step <= 20'000; ++step) {
     const Tensor loss = fg::mean(fg::square(b + w * x - y));
     loss.backward();
     {
