@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,30 +40,42 @@ inline void opaque(T& value) {
 /// above with the least load in it. report.py prints it beside the median.
 inline double fastest(const std::vector<double>& times) { return *std::min_element(times.begin(), times.end()); }
 
-/// Stops the program, naming the variant and the first element that differs, unless `got` and
-/// `want` (the hand-written gradient) agree to `rtol` relative to the largest |want|: a variant
-/// is timed only after it computes the right gradient.
-inline void check_gradient(std::string_view variant, std::string_view what, std::span<const double> got,
-                           std::span<const double> want, double rtol = 1e-9) {
-  double scale = 0;
-  for (const double w : want) scale = std::max(scale, std::abs(w));
-  const double tolerance = rtol * std::max(scale, 1.0);
+/// How a check scales its relative tolerance: by the largest |want| (a gradient whose small entries are sums that
+/// cancel, as a scalar parameter's over data is), or by each element's own |want| (values computed element by element,
+/// such as a matrix product's or an optimiser's step). Either way at least 1.
+enum class relative_to { largest, each };
+
+/// Stops the program, naming the variant and the first element that differs, unless `got` and `want` (the reference)
+/// agree to `rtol`: a variant is timed only after it computes the right numbers.
+inline void check_values(std::string_view variant, std::string_view what, std::span<const double> got,
+                         std::span<const double> want, double rtol, relative_to scale) {
+  double largest = 0;
+  for (const double w : want) largest = std::max(largest, std::abs(w));
+  const auto tolerance = [&](double w) {
+    return rtol * std::max(scale == relative_to::largest ? largest : std::abs(w), 1.0);
+  };
   bool same = got.size() == want.size();
   std::size_t worst = 0;
   for (std::size_t k = 0; same && k < got.size(); ++k) {
-    if (!(std::abs(got[k] - want[k]) <= tolerance)) {
+    if (!(std::abs(got[k] - want[k]) <= tolerance(want[k]))) {
       same = false;
       worst = k;
     }
   }
   if (same) return;
-  std::fprintf(stderr, "%.*s: the gradient %.*s differs from the hand-written one", int(variant.size()), variant.data(),
-               int(what.size()), what.data());
+  std::fprintf(stderr, "%.*s: %.*s differs from the reference", int(variant.size()), variant.data(), int(what.size()),
+               what.data());
   if (got.size() != want.size())
     std::fprintf(stderr, " (%zu values, not %zu)\n", got.size(), want.size());
   else
     std::fprintf(stderr, " at element %zu: %.17g, not %.17g\n", worst, got[worst], want[worst]);
   std::abort();
+}
+
+/// check_values for a gradient `what` (dx, dW ...) against the hand-written one.
+inline void check_gradient(std::string_view variant, std::string_view what, std::span<const double> got,
+                           std::span<const double> want, double rtol = 1e-9, relative_to scale = relative_to::largest) {
+  check_values(variant, "the gradient " + std::string(what), got, want, rtol, scale);
 }
 inline void check_gradient(std::string_view variant, std::string_view what, double got, double want,
                            double rtol = 1e-9) {

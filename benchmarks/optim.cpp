@@ -62,13 +62,11 @@ fg::Tensor parameter_with_gradient(const AdamState& s) {
   return p;
 }
 
-void check(const double* actual, const AdamState& expected, const char* what) {
-  for (Eigen::Index i = 0; i < expected.p.size(); ++i)
-    if (std::abs(actual[i] - expected.p[i]) > 1e-12 * (1 + std::abs(expected.p[i]))) {
-      std::fprintf(stderr, "optim benchmark: %s differs from the reference at %ld: %g vs %g\n", what, long(i),
-                   actual[i], expected.p[i]);
-      std::abort();
-    }
+// A variant's parameter after one step against the reference's, element by element.
+void check(const double* got, const AdamState& reference, const char* variant) {
+  const auto n = std::size_t(reference.p.size());
+  fg::bench::check_values(variant, "the parameter after one step", std::span(got, n), std::span(reference.p.data(), n),
+                          1e-12, fg::bench::relative_to::each);
 }
 
 void adam_single_loop(benchmark::State& state) {

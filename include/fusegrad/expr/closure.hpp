@@ -24,12 +24,12 @@ template <class E>
 struct closure {
   using node = std::remove_cvref_t<E>;
   static constexpr bool is_referenced_leaf = node::kind == node_kind::leaf && !is_handle_v<node>;
-  static constexpr bool is_copied_var = GradLeaf<node> && !is_handle_v<node> && !std::is_lvalue_reference_v<E>;
-  static_assert(!is_copied_var,
+  static constexpr bool is_lvalue = std::is_lvalue_reference_v<E>;
+  static_assert(!(is_referenced_leaf && GradLeaf<node> && !is_lvalue),
                 "fusegrad: a Var passed as an rvalue (a temporary or std::move(x)) would be copied into the "
                 "expression, where value_and_grad(f, x) cannot find x; pass the Var by name, or use a Const for "
                 "values that take no gradient");
-  using type = std::conditional_t<is_referenced_leaf && std::is_lvalue_reference_v<E>, const node&, node>;
+  using type = std::conditional_t<is_referenced_leaf && is_lvalue, const node&, node>;
 };
 template <class E>
 using closure_t = typename closure<E>::type;
