@@ -115,6 +115,15 @@ TEST(Join, MistakesAreClearErrors) {
   expect_error<fg::value_error>([&] { (void)fg::cat(std::vector<fg::Tensor>{}, 0); }, {"nothing to join"});
   expect_error<fg::shape_error>([&] { (void)fg::split(a, {1, 1}, 1); }, {"fusegrad::split", "adding up to 2", "3"});
   expect_error<fg::value_error>([&] { (void)fg::chunk(a, 0, 0); }, {"0 chunks"});
+  // An empty vector beside a tensor of another rank is refused, where PyTorch skips it (a rule kept for old code);
+  // empty vectors alone join.
+  const fg::Tensor empty_vector = fg::Tensor::from(std::vector<double>{}, {0});
+  expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::cat({a, empty_vector}, 0);
+      },
+      {"fusegrad::cat", "tensor 1", "(0)", "(2, 3)"});
+  EXPECT_EQ(fg::cat({empty_vector, empty_vector}, 0).shape(), fg::Extents{0});
 }
 
 }  // namespace
