@@ -145,6 +145,29 @@ TEST(AxisReductionsByHand, StddevOfEqualValuesHasAZeroGradient) {
   EXPECT_EQ(t.grad().data()[3], 0.0);
 }
 
+// float's means and sums of squares are taken in double, as PyTorch's are: torch.std of float32 (0, 1e20, 2e20) is
+// float(1e20) with gradient (-0.5, 0, 0.5), where a sum of squares in float (2e40) would overflow; over axis 1 of
+// ((0, 1e20, 2e20), (1, 2, 3)) the second row's is 1 with the same gradient. The variance, 1e40, is inf in float, as
+// torch.var's.
+TEST(AxisReductionsByHand, FloatStddevOfALargeSpreadIsFinite) {
+  fg::Var<float, fg::Shape<3>> x{0.0f, 1e20f, 2e20f};
+  const auto [value, dx] = fg::value_and_grad(fg::stddev(x), x);
+  EXPECT_EQ(value, 1e20f);
+  expect_array_near(dx, {-0.5, 0.0, 0.5}, 1e-7);
+  EXPECT_EQ(fg::eval(fg::variance(x)), std::numeric_limits<float>::infinity());
+  fg::FloatTensor t = fg::FloatTensor::from(std::vector<float>{0.0f, 1e20f, 2e20f, 1.0f, 2.0f, 3.0f}, {2, 3});
+  t.requires_grad_();
+  for (const bool taped : {false, true}) {
+    t.zero_grad();
+    const fg::FloatTensor s =
+        taped ? fg::taped(fg::stddev(t, fg::axes<1>)) : fg::FloatTensor(fg::stddev(t, fg::axes<1>));
+    EXPECT_EQ(s.data()[0], 1e20f);
+    EXPECT_EQ(s.data()[1], 1.0f);
+    fg::FloatTensor(fg::sum(s)).backward();
+    expect_array_near(t.grad().eigen(), {-0.5, 0.0, 0.5, -0.5, 0.0, 0.5}, 1e-7);
+  }
+}
+
 // Equal values whose sum divided by n is not exactly one of them (three 0.1s sum to 0.30000000000000004, a third of
 // which is 0.10000000000000002): the variance and standard deviation are still exactly 0, and the gradient 0, as
 // PyTorch gives them (torch.std(x, dim=1) of [[0.1, 0.1, 0.1]], torch.std of ten 0.1s), in both layers.
@@ -226,6 +249,23 @@ TEST(AxisReductionsByHand, ArgmaxAndArgminFindTheFirstExtremum) {
   EXPECT_TRUE(fg::Tensor(fg::taped(fg::argmax(p, fg::axes<0>) * p)).requires_grad());
   EXPECT_THROW(fg::Tensor(fg::argmax(p)).backward(), fg::graph_error);
   EXPECT_FALSE(p.grad().defined());
+}
+
+// An index is a value of the tensor's scalar type. float holds every integer up to 2^24: argmax over 2^24 + 1
+// elements finds the last one exactly, and over 2^24 + 2 positions (where 2^24 + 1 would round to 2^24) argmin
+// throws, in both layers, rather than give a neighbour's index. (PyTorch's indices are 64-bit integers.)
+TEST(AxisReductionsByHand, FloatIndicesThrowPastTheIntegersFloatHolds) {
+  constexpr std::size_t exact = std::size_t(1) << 24;
+  fg::FloatTensor x = fg::FloatTensor::zeros({exact + 1});
+  x.mutable_eigen()[Eigen::Index(exact)] = 1.0f;
+  EXPECT_EQ(fg::FloatTensor(fg::argmax(x)).item(), 16777216.0f);
+  const fg::FloatTensor longer = fg::FloatTensor::zeros({1, exact + 2});
+  fg::test::expect_error<fg::value_error>(
+      [&] { (void)fg::FloatTensor(fg::argmin(longer, fg::axes<1>)); },
+      {"fusegrad::argmin", "16777218 positions along the axis", "float", "to<double>()"});
+  const fg::Var<float, fg::Shape<fg::dyn>> v(fg::Extents{exact + 2});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::argmax(v)); },
+                                          {"fusegrad::argmax", "16777218 elements"});
 }
 
 // An element-wise op of a user's that passes no gradient (`differentiable = false`, as argmax's): what lies below it,

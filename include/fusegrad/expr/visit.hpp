@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <string_view>
 #include <type_traits>
 
 #include <boost/hana/for_each.hpp>
@@ -106,13 +104,6 @@ void check_materialized_extents_below(const E& e) {
     });
 }
 
-// Text built by appending only: GCC 12 reports a false -Wrestrict at -O3 for `"(" + std::string&&`.
-template <class... Parts>
-std::string concat(const Parts&... parts) {
-  std::string out;
-  (out.append(parts), ...);
-  return out;
-}
 }  // namespace detail
 
 /// How many operations an expression holds (leaves excluded).

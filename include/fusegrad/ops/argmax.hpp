@@ -2,12 +2,15 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/error.hpp>
 #include <fusegrad/ops/max.hpp>
 #include <fusegrad/ops/min.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
@@ -19,7 +22,8 @@ namespace detail {
 // The position of the extremum in the order Order over the axes A: over one axis, the index
 // along it; over all axes, the flat row-major index (PyTorch's argmax(x, dim) and argmax(x)).
 // The first extremum wins a tie, a NaN wins over numbers, as the value of max and min.
-// Indices are values of the tensor's scalar type (exact below 2^24 in float, 2^53 in double).
+// Indices are values of the tensor's scalar type, exact up to 2^24 in float and 2^53 in double: past that, nearby
+// indices would round to one value, so a longer axis (or tensor, for the flat index) throws value_error.
 //   value: y_g = the index of the first extremum of group g
 //   vjp:   0: an index is piecewise constant in x (never called: the op is not differentiable)
 template <class Order, AxesType A, keep_dims K>
@@ -47,6 +51,12 @@ struct arg_extremum_op : Order {
       for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
       extent = extent_along(extents, A::values[0]);  // 1 for a scalar's axis 0
     }
+    if (constexpr std::size_t exact = std::size_t(1) << std::numeric_limits<T>::digits; extent > exact + 1)
+      throw value_error(std::string("fusegrad::") + std::string(Order::name) + ": the indices of " +
+                        std::to_string(extent) + (over_all_axes ? " elements" : " positions along the axis") +
+                        " do not all fit in " + (std::is_same_v<T, float> ? "float" : "double") +
+                        " (its integers are consecutive up to " + std::to_string(exact) + "); take the " +
+                        std::string(Order::name) + " of the tensor in double (t.to<double>())");
     small_buffer<T> best(kept.size(), T(0));
     small_buffer<unsigned char> found(kept.size(), 0);
     for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {

@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <fusegrad/detail/buffer.hpp>
@@ -19,6 +20,8 @@ namespace fusegrad {
 ///   value: y = sum_{reduced axes} (x - mean)^2 / (n - Correction); inf or NaN when
 ///          n <= Correction, as in PyTorch
 ///   vjp:   dx = dy * 2 (x - mean) / (n - Correction)
+/// float's means and sums of squares are taken in double, as PyTorch's are: a spread past 1.8e19 would overflow
+/// float's sum of squares where the variance's square root, and the gradient, are still floats.
 template <AxesType A, keep_dims K, std::size_t Correction>
 struct variance_op {
   static constexpr std::string_view name = "variance";
@@ -30,27 +33,43 @@ struct variance_op {
   using result_shape = reduced_shape_t<S, A, K>;
   static Extents result_extents(const Extents& x) { return detail::reduced_extents<A, K>(x, "fusegrad::variance"); }
 
+  // What the sums are taken in: double for float.
+  template <class T>
+  using accumulator_t =
+      std::conditional_t<std::is_same_v<T, float>, double,
+                         std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
+
   template <class T>
   static void value(T* y, const operands<T, 1>& in) {
-    const T* x = in.values[0];
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::variance");
-    const detail::small_buffer<T> mean = means(in, kept);
-    std::fill(y, y + kept.size(), T(0));
-    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
-      const T d = x[i] - mean[g];
-      y[g] += d * d;
-    });
-    const T divisor = degrees_of_freedom<T>(in.extents[0], kept);
-    for (std::size_t g = 0; g < kept.size(); ++g) y[g] /= divisor;
+    const detail::small_buffer<accumulator_t<T>> v = variances(in, kept);
+    for (std::size_t g = 0; g < kept.size(); ++g) y[g] = T(v[g]);
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* /*y*/) {
+    using U = accumulator_t<T>;
     const T* x = in.values[0];
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::variance");
-    const detail::small_buffer<T> mean = means(in, kept);
-    const T scale = T(2) / degrees_of_freedom<T>(in.extents[0], kept);
-    detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { dx[i] = dy[g] * scale * (x[i] - mean[g]); });
+    const detail::small_buffer<U> mean = means(in, kept);
+    const U scale = U(2) / degrees_of_freedom<U>(in.extents[0], kept);
+    detail::for_each_reduced_element(
+        in.extents[0], kept, [&](std::size_t i, std::size_t g) { dx[i] = T(U(dy[g]) * scale * (U(x[i]) - mean[g])); });
+  }
+
+  // Each group's variance, in the accumulator type (stddev takes its square root there).
+  template <class T>
+  static detail::small_buffer<accumulator_t<T>> variances(const operands<T, 1>& in, const Extents& kept) {
+    using U = accumulator_t<T>;
+    const T* x = in.values[0];
+    const detail::small_buffer<U> mean = means(in, kept);
+    detail::small_buffer<U> v(kept.size(), U(0));
+    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
+      const U d = U(x[i]) - mean[g];
+      v[g] += d * d;
+    });
+    const U divisor = degrees_of_freedom<U>(in.extents[0], kept);
+    for (std::size_t g = 0; g < kept.size(); ++g) v[g] /= divisor;
+    return v;
   }
 
  private:
@@ -58,15 +77,16 @@ struct variance_op {
   // divided by n may be an ulp off (three 0.1s give 0.10000000000000002), and the deviations from it would then make
   // the variance of equal values 1e-34 rather than 0, and stddev's gradient there of order 1 rather than 0.
   template <class T>
-  static detail::small_buffer<T> means(const operands<T, 1>& in, const Extents& kept) {
+  static detail::small_buffer<accumulator_t<T>> means(const operands<T, 1>& in, const Extents& kept) {
+    using U = accumulator_t<T>;
     const T* x = in.values[0];
-    detail::small_buffer<T> mean(kept.size(), T(0));
-    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { mean[g] += x[i]; });
-    const T n = T(static_cast<double>(detail::group_size(in.extents[0], kept)));
+    detail::small_buffer<U> mean(kept.size(), U(0));
+    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { mean[g] += U(x[i]); });
+    const U n = U(static_cast<double>(detail::group_size(in.extents[0], kept)));
     for (std::size_t g = 0; g < kept.size(); ++g) mean[g] /= n;
-    detail::small_buffer<T> drift(kept.size(), T(0));
+    detail::small_buffer<U> drift(kept.size(), U(0));
     detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { drift[g] += x[i] - mean[g]; });
+                                     [&](std::size_t i, std::size_t g) { drift[g] += U(x[i]) - mean[g]; });
     for (std::size_t g = 0; g < kept.size(); ++g)
       if (is_finite(mean[g])) mean[g] += drift[g] / n;  // an infinite mean stays: its drift is NaN or infinite
     return mean;
@@ -110,9 +130,9 @@ struct stddev_op {
   template <class T>
   static void value(T* y, const operands<T, 1>& in) {
     using std::sqrt;
-    variance::value(y, in);
-    const std::size_t groups = detail::kept_extents<A>(in.extents[0], "fusegrad::stddev").size();
-    for (std::size_t g = 0; g < groups; ++g) y[g] = sqrt(y[g]);
+    const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::stddev");
+    const auto v = variance::variances(in, kept);  // float's in double: its square root may fit where it does not
+    for (std::size_t g = 0; g < kept.size(); ++g) y[g] = T(sqrt(v[g]));
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/concat.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>

@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 #include <boost/mp11/algorithm.hpp>
 
+#include <fusegrad/detail/concat.hpp>
 #include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/expr/analytic.hpp>
 #include <fusegrad/expr/children.hpp>
