@@ -2,7 +2,8 @@
 #   VARIANT=ok: TARGET's source (the snippet without FUSEGRAD_FAIL) must compile.
 #   VARIANT=ko: TARGET's source (with FUSEGRAD_FAIL) must not compile, and the first error line of
 #               the diagnostic must match the CMake regex on SOURCE's first line, "// expect: <regex>";
-#               an optional second line "// also: <regex>" must match somewhere in the diagnostic.
+#               an optional second line "// also: <regex>" must match somewhere in the diagnostic. The
+#               diagnostic holds one error line: a mistake is one error, with no knock-on errors after it.
 # The compiler runs directly, with TARGET's command from BUILD_DIR/compile_commands.json and
 # -fsyntax-only: the tests never run the build tool on the build tree, so they run in parallel.
 foreach(var BUILD_DIR TARGET SOURCE VARIANT)
@@ -71,4 +72,10 @@ if(also AND NOT output MATCHES "${also}")
   message("${output}")
   message(FATAL_ERROR "${SOURCE}: the diagnostic (above) does not match '${also}'")
 endif()
-message(STATUS "${SOURCE}: does not compile, as expected; its first error line matches '${expect}'")
+string(REGEX MATCHALL ": error: " error_lines "${output}")  # each as g++ writes one: file:line:column: error: text
+list(LENGTH error_lines error_count)
+if(NOT error_count EQUAL 1)
+  message("${output}")
+  message(FATAL_ERROR "${SOURCE}: the diagnostic (above) holds ${error_count} error lines; a mistake must be one error")
+endif()
+message(STATUS "${SOURCE}: does not compile, as expected, with one error, whose line matches '${expect}'")

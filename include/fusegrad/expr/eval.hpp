@@ -6,6 +6,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
+#include <fusegrad/expr/visit.hpp>
 
 namespace fusegrad {
 
@@ -54,10 +55,14 @@ template <Differentiable E>
   using node = std::remove_cvref_t<E>;
   using T = typename node::value_type;
   using S = typename node::static_shape;
-  const Extents extents = expr.extents();
-  auto out = make_storage<T, S>(extents);
-  detail::evaluate_into(expr, extents, out.data());
-  return detail::flatten_result<node, detail::result_t<node>>(out);
+  if constexpr (!detail::one_scalar_type_v<node>) {
+    return detail::result_t<node>{};  // after the one error of mixed scalar types, nothing that adds another
+  } else {
+    const Extents extents = expr.extents();
+    auto out = make_storage<T, S>(extents);
+    detail::evaluate_into(expr, extents, out.data());
+    return detail::flatten_result<node, detail::result_t<node>>(out);
+  }
 }
 
 }  // namespace fusegrad

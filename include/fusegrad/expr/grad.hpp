@@ -230,7 +230,8 @@ template <Differentiable E, class... Vars>
                     static_size_v<typename node::static_shape> == 1,
                 "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
-  if constexpr (!(named && all_vars && one_type && scalar)) {
+  // f of mixed scalar types has reported it where it mixes them (common_value_type.hpp).
+  if constexpr (!(named && all_vars && one_type && scalar && detail::one_scalar_type_v<node>)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
     return std::tuple<double, decltype(void(vars), 0.0)...>{};
   } else if constexpr (detail::one_element_graph_v<node>) {
@@ -281,7 +282,7 @@ template <Differentiable E, class Upstream, class... Vars>
   static_assert(!(upstream_first && all_vars && one_type) || upstream_kind,
                 "fusegrad::vjp(f, upstream, vars...): upstream must be a number or an Eigen vector, matrix or array "
                 "(of f's values, or of one value)");
-  if constexpr (!(upstream_first && all_vars && one_type && upstream_kind)) {
+  if constexpr (!(upstream_first && all_vars && one_type && upstream_kind && detail::one_scalar_type_v<node>)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error: the
     // values and a gradient per var, and one more where a var stands in the upstream's place.
     if constexpr (upstream_first)

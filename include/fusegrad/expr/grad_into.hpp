@@ -180,12 +180,19 @@ template <Differentiable E, class... Outs, class... Vars>
   static_assert(
       std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
       "fusegrad::value_and_grad_into(f, gradients, vars...): f is not a scalar; reduce it (fg::sum, fg::mean)");
-  if constexpr (sizeof...(Outs) == sizeof...(Vars) && one_scalar_type) {  // else only the assertion above reports
-    static_assert((detail::GradientOutput<Outs, Vars> && ...),
+  using T = typename node::value_type;
+  if constexpr (sizeof...(Outs) != sizeof...(Vars) || !one_scalar_type) {
+    return T{};  // after the assertion above, a value, so that the caller's code adds no error
+  } else {
+    constexpr bool outputs_fit = (detail::GradientOutput<Outs, Vars> && ...);
+    static_assert(outputs_fit,
                   "fusegrad::value_and_grad_into(f, gradients, vars...): each output is a number of the var's scalar "
                   "type for a Shape<> var, else contiguous Eigen storage of that scalar type in the var's row-major "
                   "order (a vector, a row-major matrix, an array, a Map or a Ref)");
-    if constexpr (detail::one_element_graph_v<node>)
+    // Likewise after that assertion, or where f mixes scalar types (reported there: common_value_type.hpp).
+    if constexpr (!outputs_fit || !detail::one_scalar_type_v<node>)
+      return T{};
+    else if constexpr (detail::one_element_graph_v<node>)
       return detail::value_and_grad_into_body(f, gradients, vars...);
     else
       return detail::value_and_grad_into_shared(f, gradients, vars...);

@@ -150,6 +150,19 @@ constexpr std::size_t count_types_if(boost::mp11::mp_list<Ts...>) {
 }
 template <class List, template <class> class P>
 inline constexpr std::size_t count_types_if_v = count_types_if<P>(List{});
+
+template <class T>
+struct has_value_type {
+  template <class L>
+  using fn = std::is_same<typename L::value_type, T>;
+};
+
+// Whether every leaf of E has E's scalar type. Where one does not, the node that mixes them has already reported it
+// (common_value_type.hpp); eval and value_and_grad then compile nothing more, whose Eigen code would add errors.
+template <class E>
+inline constexpr bool one_scalar_type_v =
+    count_types_if_v<leaf_types_t<E>, has_value_type<typename E::value_type>::template fn> ==
+    boost::mp11::mp_size<leaf_types_t<E>>::value;
 }  // namespace detail
 
 /// How many leaf occurrences an expression holds (a leaf used twice counts twice); with

@@ -44,7 +44,8 @@ struct slice_out_of_range;
 template <std::size_t Axis, std::size_t Begin, std::size_t End, std::size_t Step>
 struct static_slice {
   static_assert(Step >= 1, "fusegrad::slice: the step must be at least 1");
-  static constexpr std::size_t count = End > Begin ? 1 + (End - Begin - 1) / Step : 0;  // no overflow at a huge step
+  // No overflow at a huge step; a step of 0 has reported itself above, and is taken as 1 so that nothing else fails.
+  static constexpr std::size_t count = End > Begin ? 1 + (End - Begin - 1) / (Step == 0 ? 1 : Step) : 0;
 
   template <ShapeLike S>
   struct sliced {

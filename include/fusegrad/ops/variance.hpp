@@ -131,7 +131,8 @@ struct stddev_op {
   static void value(T* y, const operands<T, 1>& in) {
     using std::sqrt;
     const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::stddev");
-    const auto v = variance::variances(in, kept);  // float's in double: its square root may fit where it does not
+    // In double for float: a variance past float's range can have a square root within it.
+    const auto v = variance::variances(in, kept);
     for (std::size_t g = 0; g < kept.size(); ++g) y[g] = T(sqrt(v[g]));
   }
   template <std::size_t I, class T>

@@ -1,0 +1,25 @@
+// expect: error: .*operands_have_different_scalar_types<double, float>
+// fail/mixed_scalar_types_differentiated.cpp -- double times float, evaluated and differentiated: the one error of
+// mixed scalar types, and none from the code that would evaluate them.
+#include <tuple>
+
+#include <Eigen/Core>
+
+#include <fusegrad/static.hpp>
+
+namespace fg = fusegrad;
+
+int main() {
+  fg::Var<double, fg::Shape<3>> a{1.0, 2.0, 3.0};
+  fg::Var<double, fg::Shape<3>> same{4.0, 5.0, 6.0};
+  Eigen::Array3d da;
+  [[maybe_unused]] const auto fine = fg::value_and_grad(fg::sum(a * same), a);  // the legal twin
+#ifdef FUSEGRAD_FAIL
+  fg::Var<float, fg::Shape<3>> b{4.0f, 5.0f, 6.0f};  // declare both with the same scalar type
+  [[maybe_unused]] const auto value = fg::eval(fg::mean(a * b));
+  [[maybe_unused]] const auto [loss, grad_a] = fg::value_and_grad(fg::sum(a * b), a);
+  [[maybe_unused]] const auto [product, through_vjp] = fg::vjp(a * b, Eigen::Array3d::Ones().eval(), a);
+  [[maybe_unused]] const double into = fg::value_and_grad_into(fg::sum(a * b), std::tie(da), a);
+#endif
+  return 0;
+}
