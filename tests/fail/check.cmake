@@ -72,7 +72,8 @@ if(also AND NOT output MATCHES "${also}")
   message("${output}")
   message(FATAL_ERROR "${SOURCE}: the diagnostic (above) does not match '${also}'")
 endif()
-string(REGEX MATCHALL ": error: " error_lines "${output}")  # each as g++ writes one: file:line:column: error: text
+# An error line as g++ begins one: file:line:column: error: (or fatal error:), at the start of a line.
+string(REGEX MATCHALL "\n[^ \n][^\n]*:[0-9]+:[0-9]+: (fatal )?error: " error_lines "\n${output}")
 list(LENGTH error_lines error_count)
 if(NOT error_count EQUAL 1)
   message("${output}")

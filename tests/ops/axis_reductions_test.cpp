@@ -266,6 +266,9 @@ TEST(AxisReductionsByHand, FloatIndicesThrowPastTheIntegersFloatHolds) {
   const fg::Var<float, fg::Shape<fg::dyn>> v(fg::Extents{exact + 2});
   fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::argmax(v)); },
                                           {"fusegrad::argmax", "16777218 elements"});
+  // long double holds every integer a std::size_t does: nothing to check.
+  const fg::Var<long double, fg::Shape<3>> wide{1.0L, 3.0L, 2.0L};
+  EXPECT_EQ(fg::eval(fg::argmax(wide)), 1.0L);
 }
 
 // An element-wise op of a user's that passes no gradient (`differentiable = false`, as argmax's): what lies below it,

@@ -51,12 +51,15 @@ struct arg_extremum_op : Order {
       for (std::size_t r = A::values[0] + 1; r < extents.rank(); ++r) inner *= extents[r];
       extent = extent_along(extents, A::values[0]);  // 1 for a scalar's axis 0
     }
-    if (constexpr std::size_t exact = std::size_t(1) << std::numeric_limits<T>::digits; extent > exact + 1)
-      throw value_error(std::string("fusegrad::") + std::string(Order::name) + ": the indices of " +
-                        std::to_string(extent) + (over_all_axes ? " elements" : " positions along the axis") +
-                        " do not all fit in " + (std::is_same_v<T, float> ? "float" : "double") +
-                        " (its integers are consecutive up to " + std::to_string(exact) + "); take the " +
-                        std::string(Order::name) + " of the tensor in double (t.to<double>())");
+    if constexpr (std::numeric_limits<T>::digits < std::numeric_limits<std::size_t>::digits) {
+      constexpr std::size_t exact = std::size_t(1) << std::numeric_limits<T>::digits;
+      if (extent > exact + 1)
+        throw value_error(std::string("fusegrad::") + std::string(Order::name) + ": the indices of " +
+                          std::to_string(extent) + (over_all_axes ? " elements" : " positions along the axis") +
+                          " do not all fit in " + std::string(scalar_name<T>()) +
+                          " (its integers are consecutive up to " + std::to_string(exact) +
+                          "); take them of the tensor in a wider scalar type (t.to<double>() for float)");
+    }
     small_buffer<T> best(kept.size(), T(0));
     small_buffer<unsigned char> found(kept.size(), 0);
     for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
