@@ -277,6 +277,20 @@ TEST(Optimizer, FloatAdamMatchesPyTorchsFloat32Steps) {
       ref::adamw_amsgrad_float32_q);
 }
 
+// Which terms an update has is decided on the options as given, as PyTorch decides them: a momentum of 1e-50, 0 as a
+// float, still keeps a damped buffer. With gradient 1, lr 0.1 and dampening 0.5: the first step takes 0.1 (the buffer
+// starts as the gradient), the second 0.1 * 0.5, so p goes 1, 0.9, 0.85 (PyTorch's float32 steps: 0.9, 0.849999964).
+TEST(SGD, AMomentumThatIsZeroAsAFloatStillDampens) {
+  fg::BasicTensor<float> p = fg::BasicTensor<float>::from({1.0f}, {1}).requires_grad_();
+  optim::BasicSGD<float> opt({p}, {.lr = 0.1, .momentum = 1e-50, .dampening = 0.5});
+  for (const double want : {0.9, 0.85}) {
+    opt.zero_grad();
+    fg::BasicTensor<float>(fg::sum(p)).backward();
+    opt.step();
+    EXPECT_NEAR(p.data()[0], want, 1e-7);
+  }
+}
+
 TEST(Optimizer, RefusesWhatItCannotOptimise) {
   Problem problem;
   const fg::Tensor plain = fg::Tensor::zeros({2});

@@ -21,8 +21,9 @@ namespace fusegrad::nn {
 /// A fully connected layer: for x of shape (N, in), x W^T + b of shape (N, out), recorded as one
 /// fused node. W (out, in) and b (out) are parameters, drawn as PyTorch draws them, uniformly from
 /// (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's generator: the same values on every
-/// platform; not PyTorch's values). The bias draws from a stream derived from the seed, so layers
-/// given seeds 1, 2, 3 ... share no draws.
+/// platform; not PyTorch's values). The bias draws from a stream of its own, seeded with
+/// mix64(~seed), so layers given seeds 0, 1, 2 ... share no draws. (mix64(0) is 0: seeded with
+/// mix64(seed), seed 0's bias would repeat its first weights.)
 ///   fg::nn::Linear layer(4, 3, /*seed*/ 1);  fg::Tensor y = layer(x);
 template <std::floating_point T>
 struct BasicLinear {
@@ -42,7 +43,7 @@ struct BasicLinear {
       // No input features: a bias of zeros, as PyTorch's (its bound is 0 then).
       bias = in_features == 0
                  ? BasicTensor<T>::zeros({out_features})
-                 : BasicTensor<T>((BasicTensor<T>::rand({out_features}, fusegrad::detail::mix64(seed)) * T(2) - T(1)) *
+                 : BasicTensor<T>((BasicTensor<T>::rand({out_features}, fusegrad::detail::mix64(~seed)) * T(2) - T(1)) *
                                   bound(in_features));
       bias.requires_grad_();
     }

@@ -2,15 +2,18 @@
 // half-loaded.
 #pragma once
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -32,7 +35,8 @@ namespace fusegrad::nn {
 // The format, one parameter per two lines between the first and the last:
 //   fusegrad parameters 1
 //   <name> <scalar type> <rank> <extent>...
-//   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale)
+//   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale;
+//                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload)
 //   end                         (a file cut short, even inside a number, has none)
 namespace detail {
 inline constexpr std::string_view parameters_header = "fusegrad parameters 1";
@@ -43,10 +47,29 @@ struct stored_parameter {
   std::vector<double> values;
 };
 
+inline constexpr std::string_view nan_prefix = "nan:";
+
 inline std::string hexfloat(double v) {
   char buffer[64];
-  const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
-  return std::string(buffer, written.ptr);
+  const auto written = std::isnan(v)
+                           ? std::to_chars(buffer, buffer + sizeof buffer, std::bit_cast<std::uint64_t>(v), 16)
+                           : std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
+  return (std::isnan(v) ? std::string(nan_prefix) : std::string()) + std::string(buffer, written.ptr);
+}
+
+// The value a token of the file stands for, or nothing when it is not one hexfloat writes (or "nan", "-nan").
+inline std::optional<double> read_hexfloat(std::string_view token) {
+  const char* end = token.data() + token.size();
+  if (token.starts_with(nan_prefix)) {
+    std::uint64_t bits = 0;
+    const auto read = std::from_chars(token.data() + nan_prefix.size(), end, bits, 16);
+    if (read.ec != std::errc() || read.ptr != end || !std::isnan(std::bit_cast<double>(bits))) return std::nullopt;
+    return std::bit_cast<double>(bits);
+  }
+  double v = 0;
+  const auto read = std::from_chars(token.data(), end, v, std::chars_format::hex);
+  if (read.ec != std::errc() || read.ptr != end) return std::nullopt;
+  return v;
 }
 }  // namespace detail
 
@@ -129,11 +152,9 @@ void load(Model& model, const std::filesystem::path& path) {
     if (!std::getline(file, values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
     std::istringstream values(values_line);
     for (std::string token; values >> token;) {
-      double v = 0;
-      const auto read = std::from_chars(token.data(), token.data() + token.size(), v, std::chars_format::hex);
-      if (read.ec != std::errc() || read.ptr != token.data() + token.size())
-        throw value_error(where + ": parameter " + name + ": \"" + token + "\" is not a number");
-      p.values.push_back(v);
+      const std::optional<double> v = detail::read_hexfloat(token);
+      if (!v) throw value_error(where + ": parameter " + name + ": \"" + token + "\" is not a number");
+      p.values.push_back(*v);
     }
     if (p.values.size() != p.extents.size())
       throw value_error(where + ": parameter " + name + ": " + std::to_string(p.values.size()) + " values for shape " +

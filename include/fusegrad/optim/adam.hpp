@@ -117,7 +117,7 @@ class BasicAdamFamily final : public Optimizer<T> {
       if constexpr (Decoupled) {
         x *= shrink;
         moments_and_step(sign * g.segment(at, n));
-      } else if (weight_decay != 0) {
+      } else if (options_.weight_decay != 0) {  // as given: 1e-50 is 0 as a float, and still applies
         moments_and_step(sign * g.segment(at, n) + weight_decay * x);  // x is written last
       } else {
         moments_and_step(sign * g.segment(at, n));

@@ -58,7 +58,9 @@ class BasicSGD final : public Optimizer<T> {
   }
 
   void update(std::size_t k, values p, gradient g) override {
-    // 1 - dampening is computed in double, then rounded, as PyTorch does.
+    // 1 - dampening is computed in double, then rounded, as PyTorch does; which terms apply is decided on the
+    // options as given (a momentum of 1e-50 is 0 as a float, and still keeps a buffer, as in PyTorch).
+    const bool with_momentum = options_.momentum != 0, with_weight_decay = options_.weight_decay != 0;
     const T lr = T(this->lr()), momentum = T(options_.momentum), undamped = T(1 - options_.dampening),
             weight_decay = T(options_.weight_decay), sign = options_.maximize ? T(-1) : T(1);
     const bool first = !started_[k];
@@ -68,7 +70,7 @@ class BasicSGD final : public Optimizer<T> {
       auto x = p.segment(at, n);
       // d, the gradient, is an expression read where it is used (all in L1); x is written last.
       const auto descend = [&](const auto& d) {
-        if (momentum == 0) {
+        if (!with_momentum) {
           x -= lr * d;
           return;
         }
@@ -82,7 +84,7 @@ class BasicSGD final : public Optimizer<T> {
         else
           x -= lr * b;
       };
-      if (weight_decay != 0)
+      if (with_weight_decay)
         descend(sign * g.segment(at, n) + weight_decay * x);
       else
         descend(sign * g.segment(at, n));
