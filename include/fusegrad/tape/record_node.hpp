@@ -31,9 +31,12 @@ struct recorded_layout {
   // With n output values.
   static constexpr std::size_t bytes(std::size_t n) { return storage_at + tensor_storage<T>::bytes_in_block(n); }
 
+  // Tensors and numbers need no more; a fixed-size Const that Eigen aligns for wide registers does.
   static_assert(std::max({alignof(NodeType), alignof(tensor_impl<T>), alignof(tensor_storage<T>)}) <=
                     __STDCPP_DEFAULT_NEW_ALIGNMENT__,
-                "record_node: a part needs more alignment than operator new gives");
+                "fusegrad: a recorded expression holds a fixed-size Const that Eigen aligns beyond what operator new "
+                "gives (4 doubles with AVX, for one), which no tape node can hold; make it a ConstTensor or a Const "
+                "of dyn shape");
   static_assert(node_at <= UINT16_MAX && storage_at <= UINT32_MAX);
 };
 
