@@ -4,11 +4,16 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <list>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +46,22 @@ struct Scaled {
 struct FloatModel {
   BOOST_HANA_DEFINE_STRUCT(FloatModel, (fg::BasicTensor<float>, weight));
 };
+// Layers held the other ways a model holds them: maybe, behind a pointer, in any standard container.
+struct Holders {
+  BOOST_HANA_DEFINE_STRUCT(Holders, (std::optional<nn::Linear>, maybe), (std::optional<nn::Linear>, absent),
+                           (std::shared_ptr<nn::Linear>, shared), (std::unique_ptr<Block>, owned),
+                           (std::unique_ptr<nn::Linear>, null), (std::deque<nn::Linear>, layers),
+                           (std::list<Block>, chain), (std::filesystem::path, checkpoint),
+                           (std::vector<double>, losses), (std::string, label));
+};  // the last three hold no parameters: a path's components are paths again, and are not searched
+struct WithComplex {
+  BOOST_HANA_DEFINE_STRUCT(WithComplex, (fg::Tensor, w), (fg::BasicTensor<std::complex<double>>, c));
+};
+// float and double parameters side by side, as in a model kept partly in float to save memory.
+struct Mixed {
+  BOOST_HANA_DEFINE_STRUCT(Mixed, (fg::Tensor, w), (fg::FloatTensor, f), (nn::BasicLinear<float>, head),
+                           (nn::Linear, body));
+};
 
 namespace {
 
@@ -52,10 +73,42 @@ Model make_model() {
                0};
 }
 
-std::vector<std::string> names_of(Model& model) {
+template <fg::Scalar T = double, class M>
+std::vector<std::string> names_of(const M& model) {
   std::vector<std::string> names;
-  for (const auto& p : nn::named_parameters(model)) names.push_back(p.name);
+  for (const auto& p : nn::named_parameters<T>(model)) names.push_back(p.name);
   return names;
+}
+
+Holders make_holders() {
+  Holders h{nn::Linear(2, 3, 1),
+            std::nullopt,
+            std::make_shared<nn::Linear>(3, 2, 2),
+            std::make_unique<Block>(Block{nn::Linear(2, 2, 3), fg::Tensor::full({2}, 0.5).requires_grad_()}),
+            nullptr,
+            {},
+            {},
+            "runs/a/b.txt",
+            {0.5, 0.25},
+            "holders"};
+  h.layers.emplace_back(2, 2, 4);
+  h.layers.emplace_back(2, 1, 5, /*with_bias=*/false);
+  h.chain.push_back(Block{nn::Linear(1, 1, 6), fg::Tensor::full({1}, 2.0).requires_grad_()});
+  return h;
+}
+
+Mixed make_mixed() {
+  return Mixed{fg::Tensor::full({2}, 1.5).requires_grad_(), fg::FloatTensor::full({3}, 0.25f).requires_grad_(),
+               nn::BasicLinear<float>(2, 1, 7), nn::Linear(2, 2, 8)};
+}
+
+// Every value of every parameter, float ones widened, in member order.
+template <class M>
+std::vector<double> values_of_both(const M& model) {
+  std::vector<double> out;
+  for (const auto& p : nn::parameters<double>(model)) out.insert(out.end(), p.data(), p.data() + p.numel());
+  for (const auto& p : nn::parameters<float>(model)) out.insert(out.end(), p.data(), p.data() + p.numel());
+  return out;
 }
 
 TEST(Linear, ComputesXWTransposedPlusBInOneFusedNode) {
@@ -157,6 +210,39 @@ TEST(Parameters, ScalarTensorsCountAndAnotherScalarTypeIsNamed) {
                                           {"hold float", "fg::nn::parameters<float>(model)"});
 }
 
+// An engaged optional and a non-null pointer are searched and named as the member itself, as PyTorch names a
+// sub-module; an empty one holds none. Any standard container is searched element by element, named by position.
+TEST(Parameters, FoundInOptionalsPointersAndAnyContainer) {
+  const Holders h = make_holders();
+  EXPECT_EQ(names_of(h),
+            (std::vector<std::string>{"maybe.weight", "maybe.bias", "shared.weight", "shared.bias", "owned.fc.weight",
+                                      "owned.fc.bias", "owned.scale", "layers.0.weight", "layers.0.bias",
+                                      "layers.1.weight", "chain.0.fc.weight", "chain.0.fc.bias", "chain.0.scale"}));
+  const std::vector<fg::Tensor> found = nn::parameters(h);
+  ASSERT_EQ(found.size(), 13u);
+  EXPECT_EQ(found[0].impl(), h.maybe->weight.impl());
+  EXPECT_EQ(found[2].impl(), h.shared->weight.impl());
+  EXPECT_EQ(found[6].impl(), h.owned->scale.impl());
+  EXPECT_EQ(found[9].impl(), h.layers[1].weight.impl());
+  EXPECT_EQ(found[12].impl(), h.chain.front().scale.impl());
+}
+
+// A model mixing float and double parameters gives each type its own, for one optimiser per type; asked for one
+// type, it does not throw because the other is there too.
+TEST(Parameters, AMixedModelGivesEachScalarTypeItsParameters) {
+  Mixed m = make_mixed();
+  EXPECT_EQ(names_of<double>(m), (std::vector<std::string>{"w", "body.weight", "body.bias"}));
+  EXPECT_EQ(names_of<float>(m), (std::vector<std::string>{"f", "head.weight", "head.bias"}));
+  fg::optim::BasicSGD<double> doubles(nn::parameters<double>(m), {.lr = 0.5});
+  fg::optim::BasicSGD<float> floats(nn::parameters<float>(m), {.lr = 0.5});
+  const fg::Tensor loss = fg::sum(m.w) + fg::sum(m.f.to<double>());
+  loss.backward();
+  doubles.step();
+  floats.step();
+  EXPECT_EQ(m.w.data()[0], 1.0);
+  EXPECT_EQ(m.f.data()[0], -0.25f);
+}
+
 // One step of Adam over a model's parameters: every one moves.
 TEST(Parameters, FeedAnOptimiser) {
   nn::Sequential model(nn::Linear(2, 4, 1), nn::ReLU{}, nn::Linear(4, 1, 2));
@@ -179,7 +265,8 @@ class SaveLoad : public ::testing::Test {
       std::filesystem::temp_directory_path() / ("fusegrad_parameters_" + std::to_string(::getpid()) + ".txt");
   void TearDown() override { std::filesystem::remove(file); }
 
-  static std::vector<double> values_of(Model& model) {
+  template <class M>
+  static std::vector<double> values_of(const M& model) {
     std::vector<double> out;
     for (const fg::Tensor& p : nn::parameters(model)) out.insert(out.end(), p.data(), p.data() + p.numel());
     return out;
@@ -216,8 +303,8 @@ TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
     nn::BasicLinear<T> saved(1, 1, 1, false), loaded(1, 1, 1, false);
     saved.weight = fg::BasicTensor<T>::from(values, {1, values.size()}).requires_grad_();
     loaded.weight = fg::BasicTensor<T>::zeros({1, values.size()}).requires_grad_();
-    nn::save<T>(saved, file);
-    nn::load<T>(loaded, file);
+    nn::save(saved, file);
+    nn::load(loaded, file);
     for (std::size_t i = 0; i < values.size(); ++i)
       EXPECT_EQ(bits_of(loaded.weight.data()[i]), bits_of(saved.weight.data()[i])) << "value " << i;
   };
@@ -272,6 +359,67 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   expect_refused(huge, {"heads.1.weight", "holds more than"});
 }
 
+// Parameters in optionals, behind pointers and in any container are saved and loaded like the rest.
+TEST_F(SaveLoad, ParametersInOptionalsPointersAndContainersRoundTrip) {
+  const Holders saved = make_holders();
+  nn::save(saved, file);
+  Holders loaded = make_holders();
+  {
+    const fg::NoGradGuard update;
+    for (fg::Tensor& p : nn::parameters(loaded)) p.fill_(-7.0);
+  }
+  nn::load(loaded, file);
+  EXPECT_EQ(values_of(loaded), values_of(saved));
+  EXPECT_EQ(loaded.chain.front().scale.data()[0], 2.0);
+}
+
+// One file holds a mixed model's float and double parameters, each with its scalar type, and load restores both.
+TEST_F(SaveLoad, AMixedModelSavesAndLoadsBothScalarTypes) {
+  const Mixed saved = make_mixed();
+  nn::save(saved, file);
+  std::string text;
+  {
+    std::ifstream in(file);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (const std::string head :
+       {"\nw double 1 2\n", "\nf float 1 3\n", "\nhead.weight float 2 1 2\n", "\nbody.bias double 1 2\n"})
+    EXPECT_NE(text.find(head), std::string::npos) << head;
+  Mixed loaded = make_mixed();
+  {
+    const fg::NoGradGuard update;
+    loaded.w.fill_(-7.0);
+    loaded.f.fill_(7.0f);
+    loaded.head.weight.fill_(7.0f);
+  }
+  nn::load(loaded, file);
+  EXPECT_EQ(values_of_both(loaded), values_of_both(saved));
+  // A file without a float parameter is refused, and the model keeps its values.
+  const std::size_t f_begins = text.find("\nf float") + 1, f_ends = text.find('\n', text.find('\n', f_begins) + 1);
+  write(text.substr(0, f_begins) + text.substr(f_ends + 1));
+  {
+    const fg::NoGradGuard update;
+    loaded.w.fill_(-7.0);
+  }
+  fg::test::expect_error<fg::value_error>([&] { nn::load(loaded, file); }, {"parameter f", "is not in the file"});
+  EXPECT_EQ(loaded.w.data()[0], -7.0);
+}
+
+// The file holds float and double values: a complex parameter is refused by name rather than left out.
+TEST_F(SaveLoad, AComplexParameterIsRefused) {
+  WithComplex model{fg::Tensor::ones({2}).requires_grad_(),
+                    fg::BasicTensor<std::complex<double>>::ones({2}).requires_grad_()};
+  EXPECT_EQ(nn::parameters(model).size(), 1u);
+  EXPECT_EQ(nn::parameters<std::complex<double>>(model).size(), 1u);
+  fg::test::expect_error<fg::value_error>([&] { nn::save(model, file); },
+                                          {"nn::save", "parameter c", "complex<double>", "float and double"});
+  EXPECT_FALSE(std::filesystem::exists(file));
+  write("fusegrad parameters 1\nw double 1 2\n1p+1 1p+1\nend\n");
+  fg::test::expect_error<fg::value_error>([&] { nn::load(model, file); },
+                                          {"nn::load", "parameter c", "complex<double>", "float and double"});
+  EXPECT_EQ(model.w.data()[0], 1.0);
+}
+
 // A bare tensor is no model: the file names each parameter by its member's name.
 TEST_F(SaveLoad, ABareTensorIsRefused) {
   fg::Tensor t = fg::Tensor::ones({2}).requires_grad_();
@@ -287,7 +435,7 @@ TEST_F(SaveLoad, ABareTensorIsRefused) {
 // would be undefined behaviour, or a silent rounding), and the model keeps its values.
 TEST_F(SaveLoad, AFloatModelRefusesAValueFloatCannotHold) {
   nn::BasicLinear<float> layer(1, 1, /*seed*/ 1, /*with_bias*/ false);
-  nn::save<float>(layer, file);
+  nn::save(layer, file);
   std::string good;
   {
     std::ifstream in(file);
@@ -301,12 +449,11 @@ TEST_F(SaveLoad, AFloatModelRefusesAValueFloatCannotHold) {
     std::string edited = good;
     edited.replace(values, good.find('\n', values) - values, value);
     write(edited);
-    fg::test::expect_error<fg::value_error>([&] { nn::load<float>(layer, file); },
-                                            {"weight", "float cannot hold exactly"});
+    fg::test::expect_error<fg::value_error>([&] { nn::load(layer, file); }, {"weight", "float cannot hold exactly"});
     EXPECT_EQ(layer.weight.data()[0], before);
   }
   write(good);
-  nn::load<float>(layer, file);  // the file as save wrote it
+  nn::load(layer, file);  // the file as save wrote it
   EXPECT_EQ(layer.weight.data()[0], before);
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -326,6 +327,16 @@ TEST(AxisReductionErrors, AnAxisPastTheRankIsAShapeError) {
                                           {"fusegrad::cumsum", "axis 1", "(3)"});
   fg::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::logsumexp(x, fg::axes<2>)); },
                                           {"fusegrad::logsumexp", "axis 2"});
+}
+
+// softmax is exp of a log_softmax inside, but its errors name softmax, the function called.
+TEST(AxisReductionErrors, SoftmaxNamesItselfForAnAxisPastTheRank) {
+  const fg::Tensor m = fg::Tensor::ones({2, 3});
+  const std::string message = fg::test::expect_error<fg::shape_error>(
+      [&] { (void)fg::Tensor(fg::softmax(m, fg::axes<5>)); }, {"fusegrad::softmax", "axis 5", "(2, 3)"});
+  EXPECT_EQ(message.find("log_softmax"), std::string::npos) << message;
+  fg::test::expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::log_softmax(m, fg::axes<2>)); },
+                                          {"fusegrad::log_softmax", "axis 2"});
 }
 
 // --- gradcheck in every layer, float and double, static and dyn shapes -----------------------------------------------

@@ -4,7 +4,9 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -196,6 +198,45 @@ TEST(ShapeOpsViews, AViewOfAParameterIsWrittenOnlyWithoutGradMode) {
   expect_array_near(data.eigen(), {1, 1, 1, 1});
 }
 
+// Which views are refused is decided when they are written: a reshape taken before its source became a parameter is
+// refused too (PyTorch: "a view of a leaf Variable that requires grad is being used in an in-place operation"), and
+// allowed again once the source no longer requires grad.
+TEST(ShapeOpsViews, AViewOfALaterParameterIsWrittenOnlyWithoutGradMode) {
+  fg::Tensor w = fg::Tensor::ones({4});
+  fg::Tensor v = fg::reshape(w, {2, 2});
+  w.requires_grad_();
+  expect_error<fg::graph_error>([&] { v.mul_(10.0); }, {"reshape of a leaf", "NoGradGuard"});
+  expect_array_near(w.eigen(), {1, 1, 1, 1});
+  w.requires_grad_(false);
+  v.mul_(10.0);
+  expect_array_near(w.eigen(), {10, 10, 10, 10});
+  // A detached copy shares the values as a leaf of its own: while it requires grad, so does the storage.
+  fg::Tensor d = w.detach().requires_grad_();
+  expect_error<fg::graph_error>([&] { v.mul_(2.0); }, {"reshape of a leaf"});
+  d = fg::Tensor();  // the last leaf that requires grad over these values is gone
+  v.mul_(2.0);
+  expect_array_near(w.eigen(), {20, 20, 20, 20});
+}
+
+// A view made under NoGradGuard of a computed tensor shares values that backward reads: written in grad mode it is
+// refused (PyTorch: "A view was created in no_grad mode and is being modified inplace with grad mode enabled"), so
+// the gradient of sum(h * h) with h = 2 w stays 8 w = (8, 16).
+TEST(ShapeOpsViews, AViewOfAResultMadeWithoutGradModeIsWrittenOnlyWithoutIt) {
+  fg::Tensor w = fg::Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  const fg::Tensor h = fg::taped(w * 2.0);
+  fg::Tensor r, rr;
+  {
+    const fg::NoGradGuard no_grad;
+    r = fg::reshape(h, {2, 1});
+  }
+  rr = fg::flatten(r);  // a view of that view, made in grad mode, is refused as well
+  expect_error<fg::graph_error>([&] { r.mul_(10.0); }, {"made while grad mode was off", "clone()"});
+  expect_error<fg::graph_error>([&] { rr.mul_(10.0); }, {"made while grad mode was off"});
+  expect_array_near(h.eigen(), {2, 4});
+  fg::Tensor(fg::sum(h * h)).backward();
+  expect_array_near(w.grad().eigen(), {8, 16});
+}
+
 // A deferred value (a fused sum not yet read) is computed before a view shows it.
 TEST(ShapeOpsViews, AViewOfADeferredValueComputesItFirst) {
   fg::Tensor x = fg::Tensor::from({1.0, 2.0, 3.0}, {3}).requires_grad_();
@@ -300,6 +341,19 @@ TEST(ShapeOpsErrors, IndicesFromValuesMustBeWholeNumbers) {
   EXPECT_EQ(fg::Indices::from_values(std::span<const double>(good), {3})[0], 2);
   expect_error<fg::value_error>([&] { (void)fg::Indices::from_values(std::span<const double>(bad), {3}); },
                                 {"0.5", "position 1", "whole number"});
+}
+
+// A whole number past 9e15 (2^53 is about 9.007e15, where doubles stop holding every whole number) is refused for
+// that reason, not as a number that is not whole.
+TEST(ShapeOpsErrors, IndicesFromValuesPastTheCapSayWhy) {
+  const std::vector<double> huge{0, 1e16}, negative{-1e16}, at_cap{9e15};
+  const std::string message =
+      expect_error<fg::value_error>([&] { (void)fg::Indices::from_values(std::span<const double>(huge), {2}); },
+                                    {"fusegrad::Indices", "1e+16", "position 1", "9e15", "2^53"});
+  EXPECT_EQ(message.find("not an index"), std::string::npos) << message;
+  expect_error<fg::value_error>([&] { (void)fg::Indices::from_values(std::span<const double>(negative), {1}); },
+                                {"-1e+16", "-9e15 to 9e15"});
+  EXPECT_EQ(fg::Indices::from_values(std::span<const double>(at_cap), {1})[0], 9'000'000'000'000'000);
 }
 
 // --- gradcheck in every layer, float and double, static and dyn shapes ----------------------------------------------

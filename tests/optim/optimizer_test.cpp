@@ -1,6 +1,7 @@
 // optim/optimizer_test.cpp -- SGD, Adam, AdamW and the schedules against five steps of PyTorch's (tests/data/optim/),
 // and what the optimisers refuse.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <span>
@@ -317,6 +318,49 @@ TEST(Optimizer, RefusesWhatItCannotOptimise) {
   fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {}); }, {"t_max"});
   fg::test::expect_error<fg::value_error>([&] { opt.set_lr(std::nan("")); }, {"set_lr"});
   EXPECT_EQ(opt.lr(), 0.1);
+}
+
+// Whether a step restarts from eta_min is PyTorch's (epoch - 1 - t_max) % (2 * t_max) == 0, computed without
+// 2 * t_max, which overflows a long for t_max > LONG_MAX / 2 (undefined behaviour: the sanitizer build stops there).
+// PyTorch 1.13 with T_max = 2**63 - 1 or 2**62 + 1, lr 0.1 and eta_min 0.01: 0.1 at each of the first four steps.
+TEST(CosineAnnealingLR, AHugeTMaxFollowsPyTorchWithoutOverflow) {
+  for (const long t_max : {LONG_MAX, LONG_MAX / 2 + 2}) {
+    Problem problem;
+    optim::SGD opt({problem.p}, {.lr = 0.1});
+    optim::CosineAnnealingLR schedule(opt, {.t_max = t_max, .eta_min = 0.01});
+    for (int e = 0; e < 4; ++e) {
+      schedule.step();
+      EXPECT_EQ(opt.lr(), 0.1) << t_max;
+    }
+    EXPECT_EQ(schedule.epoch(), 4);
+  }
+}
+
+// A rate set below eta_min by hand falls further in the rising half of the cosine, as in PyTorch, while it stays
+// >= 0. A step that would take it below 0 (PyTorch goes on with the negative rate) throws, naming the schedule,
+// eta_min and the rate, and changes neither the rate nor the epoch; a rate set >= eta_min goes on from there.
+// PyTorch 1.13, T_max = 100, eta_min = 0.05, lr 0.1, 101 steps, then lr = 0.04: epoch 102 0.010009868792681821,
+// epoch 103 -0.03994079698320287 (refused here); from lr = 0.06 set at epoch 102: epoch 103 0.07249074815907174,
+// epoch 104 0.08996053456856513.
+TEST(CosineAnnealingLR, AStepThatWouldMakeTheRateNegativeThrowsAndChangesNothing) {
+  Problem problem;
+  optim::SGD opt({problem.p}, {.lr = 0.1});
+  optim::CosineAnnealingLR schedule(opt, {.t_max = 100, .eta_min = 0.05});
+  for (int e = 0; e < 101; ++e) schedule.step();
+  opt.set_lr(0.04);
+  schedule.step();
+  EXPECT_NEAR(opt.lr(), 0.010009868792681821, 1e-15);
+  const double before = opt.lr();
+  fg::test::expect_error<fg::value_error>([&] { schedule.step(); },
+                                          {"CosineAnnealingLR", "eta_min 0.05", "rate 0.0100098687926", "below 0"});
+  EXPECT_EQ(opt.lr(), before);
+  EXPECT_EQ(schedule.epoch(), 102);
+  opt.set_lr(0.06);
+  schedule.step();
+  EXPECT_NEAR(opt.lr(), 0.07249074815907174, 1e-15);
+  schedule.step();
+  EXPECT_NEAR(opt.lr(), 0.08996053456856513, 1e-15);
+  EXPECT_EQ(schedule.epoch(), 104);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // tape/functional_grad_test.cpp -- fg::grad(output, inputs) (torch.autograd.grad), t[i], t.at() and t.clone().
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -77,6 +78,18 @@ TEST(FunctionalGrad, UnusedAndNonDifferentiableInputsAreErrorsUnlessAllowed) {
   EXPECT_FALSE(g[1].defined());
   // A leaf as the output: its own gradient is the seed.
   EXPECT_EQ(fg::grad(x, {x})[0].item(), 1.0);
+}
+
+// No inputs, or an undefined tensor, is refused before anything runs (PyTorch: "grad requires non-empty inputs"):
+// the graph is still whole afterwards, and backward gives d(x^2)/dx = 4 at x = 2.
+TEST(FunctionalGrad, NoInputsOrAnUndefinedTensorIsRefusedAndTheGraphKept) {
+  fg::Tensor x = fg::Tensor::scalar(2.0).requires_grad_();
+  const fg::Tensor y = fg::taped(x * x);
+  expect_error<fg::value_error>([&] { (void)fg::grad(y, std::span<const fg::Tensor>{}); }, {"no inputs"});
+  expect_error<fg::value_error>([&] { (void)fg::grad(fg::Tensor(), {x}); }, {"output is an undefined tensor"});
+  expect_error<fg::value_error>([&] { (void)fg::grad(y, {x, fg::Tensor()}); }, {"input 1 is an undefined tensor"});
+  y.backward();
+  EXPECT_EQ(x.grad().item(), 4.0);
 }
 
 // --- t[i], t.at(), t.clone() -----------------------------------------------------------------------------------------

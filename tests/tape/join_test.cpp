@@ -1,4 +1,8 @@
 // tape/join_test.cpp -- cat and stack of lists of tensors, split and chunk: values, gradients, shapes, errors.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -124,6 +128,67 @@ TEST(Join, MistakesAreClearErrors) {
       },
       {"fusegrad::cat", "tensor 1", "(0)", "(2, 3)"});
   EXPECT_EQ(fg::cat({empty_vector, empty_vector}, 0).shape(), fg::Extents{0});
+}
+
+// Sizes are checked one by one against what is left of the extent, so sizes whose sum wraps around in size_t are
+// refused. PyTorch 1.13, torch.split(t, [2**63 - 1, 4], 1) on a (2, 3) tensor: "split_with_sizes expects
+// split_sizes to sum exactly to 3 (input tensor's size at dimension 1), but got split_sizes=[9223372036854775807, 4]".
+TEST(Join, SplitRefusesSizesPastTheExtentEvenWhenTheirSumWraps) {
+  const fg::Tensor t = fg::Tensor::from({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+  const std::vector<std::size_t> wraps{SIZE_MAX, 4};  // SIZE_MAX + 4 is 3 in size_t
+  expect_error<fg::shape_error>(
+      [&] { (void)fg::split(t, std::span<const std::size_t>(wraps), 1); },
+      {"fusegrad::split", "more than 3", "part 0", "18446744073709551615", "must add up to the extent"});
+  expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::split(t, {2, 2}, 1);
+      },
+      {"fusegrad::split", "more than 3", "part 1", "must add up to the extent"});
+  const std::vector<std::size_t> wraps_later{1, SIZE_MAX, 3};  // 1 + SIZE_MAX + 3 is 3 as well
+  expect_error<fg::shape_error>([&] { (void)fg::split(t, std::span<const std::size_t>(wraps_later), 1); },
+                                {"fusegrad::split", "part 1"});
+  EXPECT_EQ(fg::split(t, {1, 2}, 1)[1].shape(), (Extents{2, 2}));
+}
+
+// chunk's part size is ceil(extent / chunks), computed without wrapping around: more chunks than elements give one
+// element each. PyTorch 1.13: torch.chunk(t, n, 1) of a (2, 3) tensor gives 3 chunks of (2, 1) for n = 3, 4, 100
+// and 2**62; torch.chunk(torch.arange(5.), 4) gives sizes [2, 2, 1].
+TEST(Join, ChunkIntoMoreChunksThanElementsGivesOneEach) {
+  const fg::Tensor t = fg::Tensor::from({0.0, 1.0, 2.0, 3.0, 4.0, 5.0}, {2, 3});
+  for (const std::size_t chunks :
+       {std::size_t{3}, std::size_t{4}, std::size_t{100}, std::size_t{1} << 62, SIZE_MAX - 1, SIZE_MAX}) {
+    const std::vector<fg::Tensor> parts = fg::chunk(t, chunks, 1);
+    ASSERT_EQ(parts.size(), 3u) << chunks;
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(parts[k].shape(), (Extents{2, 1}));
+      expect_array_near(parts[k].eigen(), {double(k), double(k + 3)});
+    }
+  }
+  const std::vector<fg::Tensor> fives = fg::chunk(fg::Tensor::arange(0, 5), 4, 0);
+  ASSERT_EQ(fives.size(), 3u);
+  EXPECT_EQ(fives[0].shape(), Extents{2});
+  EXPECT_EQ(fives[2].shape(), Extents{1});
+}
+
+// stack's new axis is one of rank + 1, and its errors name stack. PyTorch 1.13, torch.stack([m, m], 3) of (2, 3)
+// tensors: "Dimension out of range (expected to be in range of [-3, 2], but got 3)".
+TEST(Join, StackNamesItselfForAnAxisOutOfRange) {
+  const fg::Tensor m = fg::Tensor::ones({2, 3});
+  expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::stack({m, m}, 3);
+      },
+      {"fusegrad::stack", "axis 3", "(2, 3)", "-3 to 2"});
+  const std::string message = expect_error<fg::shape_error>(
+      [&] {
+        (void)fg::stack({m, m}, -4);
+      },
+      {"fusegrad::stack", "axis -4"});
+  EXPECT_EQ(message.find("unsqueeze"), std::string::npos) << message;
+  EXPECT_EQ(fg::stack({m, m}, 2).shape(), (Extents{2, 3, 2}));
+  EXPECT_EQ(fg::stack({m, m}, -3).shape(), (Extents{2, 2, 3}));
+  const fg::Tensor widest = fg::Tensor::ones({1, 1, 1, 1, 1, 1, 1, 1});
+  expect_error<fg::shape_error>([&] { (void)fg::stack({widest}, 0); }, {"fusegrad::stack", "most axes"});
 }
 
 }  // namespace

@@ -264,4 +264,17 @@ TEST(ScalarTensor, RejectsOtherRanks) {
   expect_error<fg::shape_error>([&] { fg::ScalarTensor s = v * 2.0; }, {"(3)", "rank 0"});
 }
 
+// Assigned through a Tensor& (the base class's assignment, which no ScalarTensor check sees), a ScalarTensor can hold
+// another rank: recording an expression over it is refused, fused or taped, where the sweep would read one of its
+// values (sum(s * x) with s = (10, 20, 30) and x = 1 is 60, not 30).
+TEST(ScalarTensor, HoldingAnotherRankIsRefusedWhenRecorded) {
+  fg::ScalarTensor s(2.0);
+  static_cast<fg::Tensor&>(s) = fg::Tensor::from({10.0, 20.0, 30.0}, {3});
+  fg::Tensor x = fg::Tensor::ones({3}).requires_grad_();
+  expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::sum(s * x)); }, {"ScalarTensor", "(3)", "rank 0"});
+  expect_error<fg::shape_error>([&] { (void)fg::Tensor(fg::exp(s)); }, {"ScalarTensor", "(3)"});
+  expect_error<fg::shape_error>([&] { (void)fg::taped(fg::sum(s * x)); }, {"ScalarTensor", "(3)"});
+  EXPECT_FALSE(x.grad().defined());
+}
+
 }  // namespace

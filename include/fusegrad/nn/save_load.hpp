@@ -2,6 +2,7 @@
 // half-loaded.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -73,31 +74,38 @@ inline std::optional<double> read_hexfloat(std::string_view token) {
 }
 }  // namespace detail
 
-/// Writes the model's named parameters (nn::named_parameters) to `path`, exactly (hexadecimal
-/// floating point). Throws value_error when the model has none (its members are not declared
-/// with Boost.Hana, say), fusegrad::error when the file cannot be written.
-template <std::floating_point T = double, class Model>
+/// Writes every parameter of the model, float and double ones alike, to `path` in member order, each with its name
+/// (as nn::named_parameters names it), scalar type and shape, exactly (hexadecimal floating point). Throws value_error
+/// when the model has none (its members are not declared with Boost.Hana, say) or holds a complex parameter,
+/// fusegrad::error when the file cannot be written.
+template <class Model>
 void save(const Model& model, const std::filesystem::path& path) {
-  const std::vector<NamedParameter<T>> parameters = named_parameters<T>(model);
-  if (parameters.empty())
+  std::ostringstream out;
+  out << detail::parameters_header << "\n";
+  std::size_t written = 0;
+  detail::for_each_parameter(model, [&]<Scalar T>(const std::string& name, const BasicTensor<T>& tensor) {
+    if (name.empty())
+      throw value_error(
+          "fusegrad::nn::save: the model is a bare tensor, and the file names each parameter; save a struct that "
+          "holds it (its member's name names it)");
+    if constexpr (!std::floating_point<T>) {
+      throw value_error("fusegrad::nn::save: parameter " + name + " holds " + std::string(scalar_name<T>()) +
+                        ", and the file holds float and double parameters only");
+    } else {
+      const Extents& e = tensor.shape();
+      out << name << ' ' << scalar_name<T>() << ' ' << e.rank();
+      for (std::size_t a = 0; a < e.rank(); ++a) out << ' ' << e[a];
+      out << '\n';
+      for (std::size_t i = 0; i < tensor.numel(); ++i)
+        out << (i ? " " : "") << detail::hexfloat(double(tensor.data()[i]));
+      out << '\n';
+      ++written;
+    }
+  });
+  if (written == 0)
     throw value_error(
         "fusegrad::nn::save: the model has no parameters (tensors that require grad) to save; are its "
         "members declared with BOOST_HANA_DEFINE_STRUCT?");
-  if (parameters.front().name.empty())
-    throw value_error(
-        "fusegrad::nn::save: the model is a bare tensor, and the file names each parameter; save a struct that holds "
-        "it (its member's name names it)");
-  std::ostringstream out;
-  out << detail::parameters_header << "\n";
-  for (const NamedParameter<T>& p : parameters) {
-    const Extents& e = p.tensor.shape();
-    out << p.name << ' ' << scalar_name<T>() << ' ' << e.rank();
-    for (std::size_t a = 0; a < e.rank(); ++a) out << ' ' << e[a];
-    out << '\n';
-    for (std::size_t i = 0; i < p.tensor.numel(); ++i)
-      out << (i ? " " : "") << detail::hexfloat(double(p.tensor.data()[i]));
-    out << '\n';
-  }
   out << "end\n";
   std::ofstream file(path, std::ios::binary);
   file << out.str();
@@ -105,11 +113,11 @@ void save(const Model& model, const std::filesystem::path& path) {
   if (!file) throw error("fusegrad::nn::save: cannot write \"" + path.string() + "\"");
 }
 
-/// Reads parameters written by nn::save into the model's, by name. Every parameter of the model
-/// must be in the file with its shape and scalar type, and nothing else: otherwise, or when the
-/// file is not such a file, it throws value_error naming the parameter (or the line) and the model
-/// is left as it was, since the file is read and checked whole before any value changes.
-template <std::floating_point T = double, class Model>
+/// Reads parameters written by nn::save into the model's, by name, float and double ones alike. Every parameter of
+/// the model must be in the file with its shape and scalar type, and nothing else: otherwise, or when the file is not
+/// such a file, it throws value_error naming the parameter (or the line) and the model is left as it was, since the
+/// file is read and checked whole before any value changes.
+template <class Model>
 void load(Model& model, const std::filesystem::path& path) {
   const std::string where = "fusegrad::nn::load(\"" + path.string() + "\")";
   std::ifstream file(path, std::ios::binary);
@@ -162,11 +170,21 @@ void load(Model& model, const std::filesystem::path& path) {
     if (!stored.emplace(name, std::move(p)).second) throw value_error(where + ": parameter " + name + " appears twice");
   }
   if (!ended) throw value_error(where + ": the file is cut short (it has no end line)");
-  std::vector<NamedParameter<T>> targets = named_parameters<T>(model);
-  if (!targets.empty() && targets.front().name.empty())
-    throw value_error(where + ": the model is a bare tensor, and the file names each parameter; load into a struct " +
-                      "that holds it (its member's name names it)");
-  for (const NamedParameter<T>& target : targets) {
+  std::vector<NamedParameter<double>> doubles;
+  std::vector<NamedParameter<float>> floats;
+  detail::for_each_parameter(model, [&]<Scalar T>(const std::string& name, const BasicTensor<T>& tensor) {
+    if (name.empty())
+      throw value_error(where + ": the model is a bare tensor, and the file names each parameter; load into a " +
+                        "struct that holds it (its member's name names it)");
+    if constexpr (std::is_same_v<T, double>)
+      doubles.push_back({name, tensor});
+    else if constexpr (std::is_same_v<T, float>)
+      floats.push_back({name, tensor});
+    else
+      throw value_error(where + ": parameter " + name + " holds " + std::string(scalar_name<T>()) +
+                        ", and the file holds float and double parameters only");
+  });
+  const auto check = [&]<std::floating_point T>(const NamedParameter<T>& target) {
     const auto it = stored.find(target.name);
     if (it == stored.end()) throw value_error(where + ": parameter " + target.name + " is not in the file");
     if (it->second.scalar != scalar_name<T>())
@@ -181,23 +199,36 @@ void load(Model& model, const std::filesystem::path& path) {
               (std::abs(v) <= double(std::numeric_limits<T>::max()) && double(T(v)) == v)))
           throw value_error(where + ": parameter " + target.name + " holds " + detail::hexfloat(v) + ", which " +
                             std::string(scalar_name<T>()) + " cannot hold exactly; the file was not written by save");
-  }
-  if (stored.size() != targets.size())
-    for (const auto& [name, p] : stored) {
-      bool known = false;
-      for (const NamedParameter<T>& target : targets) known = known || target.name == name;
-      if (!known) throw value_error(where + ": the file's parameter " + name + " is not in the model");
+  };
+  for (const NamedParameter<double>& target : doubles) check(target);
+  for (const NamedParameter<float>& target : floats) check(target);
+  if (stored.size() != doubles.size() + floats.size())
+    for (const auto& entry : stored) {
+      const std::string& name = entry.first;
+      const auto named = [&](const auto& target) { return target.name == name; };
+      if (std::none_of(doubles.begin(), doubles.end(), named) && std::none_of(floats.begin(), floats.end(), named))
+        throw value_error(where + ": the file's parameter " + name + " is not in the model");
     }
   // Everything that can throw (a deferred value reading a parameter is computed before it changes)
   // before the first value changes.
   const NoGradGuard unrecorded;
-  std::vector<Eigen::Map<fusegrad::detail::array_t<T>>> destinations;
-  destinations.reserve(targets.size());
-  for (NamedParameter<T>& target : targets) destinations.push_back(target.tensor.mutable_eigen());
-  for (std::size_t k = 0; k < targets.size(); ++k) {
-    const std::vector<double>& values = stored.at(targets[k].name).values;
-    for (std::size_t i = 0; i < values.size(); ++i) destinations[k][Eigen::Index(i)] = T(values[i]);
-  }
+  const auto destinations_of = []<std::floating_point T>(std::vector<NamedParameter<T>>& targets) {
+    std::vector<Eigen::Map<fusegrad::detail::array_t<T>>> destinations;
+    destinations.reserve(targets.size());
+    for (NamedParameter<T>& target : targets) destinations.push_back(target.tensor.mutable_eigen());
+    return destinations;
+  };
+  auto double_destinations = destinations_of(doubles);
+  auto float_destinations = destinations_of(floats);
+  const auto copy = [&]<std::floating_point T>(const std::vector<NamedParameter<T>>& targets,
+                                               std::vector<Eigen::Map<fusegrad::detail::array_t<T>>>& destinations) {
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      const std::vector<double>& values = stored.at(targets[k].name).values;
+      for (std::size_t i = 0; i < values.size(); ++i) destinations[k][Eigen::Index(i)] = T(values[i]);
+    }
+  };
+  copy(doubles, double_destinations);
+  copy(floats, float_destinations);
 }
 
 }  // namespace fusegrad::nn

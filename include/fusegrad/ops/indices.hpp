@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/extents.hpp>
 
@@ -31,14 +32,21 @@ class Indices {
       throw shape_error("fusegrad::Indices: " + std::to_string(values_->size()) + " indices for extents " +
                         extents_.to_string() + " (" + std::to_string(extents_.size()) + " elements)");
   }
-  /// Indices held as floating-point values, such as argmax's: each must be a whole number.
+  /// Indices held as floating-point values, such as argmax's: each must be a whole number within +-9e15.
   template <class T>
   static Indices from_values(std::span<const T> values, const Extents& extents) {
     std::vector<std::int64_t> out(values.size());
+    const auto refuse = [&](std::size_t i, const char* why) {
+      throw value_error("fusegrad::Indices: value " + detail::number_text(double(values[i])) + " at position " +
+                        std::to_string(i) + why);
+    };
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!(std::trunc(values[i]) == values[i]) || std::abs(values[i]) > T(9.0e15))
-        throw value_error("fusegrad::Indices: value " + std::to_string(double(values[i])) + " at position " +
-                          std::to_string(i) + " is not an index (a whole number)");
+      if (!(std::trunc(values[i]) == values[i])) refuse(i, " is not an index (a whole number)");
+      // Past 2^53 (about 9.007e15) a double no longer holds every whole number: the index may not be the one meant.
+      if (std::abs(values[i]) > T(9.0e15))
+        refuse(i,
+               " is outside -9e15 to 9e15, the indices read from floating-point values (beyond about 2^53 a "
+               "double does not hold every whole number)");
       out[i] = static_cast<std::int64_t>(values[i]);
     }
     return Indices(std::move(out), extents);

@@ -21,8 +21,10 @@ namespace fusegrad {
 ///          close, so y keeps its precision whatever the size of x; x - logsumexp(x) would lose about |m| * eps to
 ///          rounding m + log(sum). A group holding NaN or +inf, or only -inf, is NaN throughout, as in PyTorch.
 ///   vjp:   dx = dy - exp(y) * sum_{A} dy
-template <AxesType A>
+/// ForSoftmax: the op inside softmax (exp of it), whose errors name softmax, the function called.
+template <AxesType A, bool ForSoftmax = false>
 struct log_softmax_op {
+  static constexpr const char* caller = ForSoftmax ? "fusegrad::softmax" : "fusegrad::log_softmax";
   static constexpr std::string_view name = "log_softmax";
   static constexpr std::string_view backward_name = "LogSoftmaxBackward";
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
@@ -32,7 +34,7 @@ struct log_softmax_op {
   template <ShapeLike S>
   using result_shape = std::conditional_t<true, S, reduced_shape_t<S, A, keep_dims::yes>>;
   static Extents result_extents(const Extents& x) {
-    (void)detail::kept_extents<A>(x, "fusegrad::log_softmax");  // throws for an axis past the rank
+    (void)detail::kept_extents<A>(x, caller);  // throws for an axis past the rank
     return x;
   }
 
@@ -41,7 +43,7 @@ struct log_softmax_op {
     using std::exp, std::log, std::real;
     using R = decltype(real(T()));
     const T* x = in.values[0];
-    const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::log_softmax");
+    const Extents kept = detail::kept_extents<A>(in.extents[0], caller);
     if (in.extents[0].size() == 0) return;  // no values to write, however many groups ((1e8, 0) over axis 1)
     // Each group's largest real part (NaN where the group holds one). Any constant shift gives the same value; this
     // one keeps exp() in range, and is a constant under the complex step too (check/gradcheck.hpp).
@@ -60,7 +62,7 @@ struct log_softmax_op {
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
     using std::exp;
-    const Extents kept = detail::kept_extents<A>(in.extents[0], "fusegrad::log_softmax");
+    const Extents kept = detail::kept_extents<A>(in.extents[0], caller);
     detail::small_buffer<T> totals(kept.size(), T(0));
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { totals[g] += dy[i]; });
     detail::for_each_reduced_element(in.extents[0], kept,

@@ -12,8 +12,8 @@ namespace fusegrad {
 /// softmax over the axes A: exp(log_softmax(x, A)), which sums to 1 over A and never overflows (PyTorch's
 /// softmax(x, dim), for any set of axes; required, as for log_softmax).
 template <Differentiable X, AxesType A>
-[[nodiscard]] constexpr auto softmax(X&& x, A axes) {
-  return exp(log_softmax(std::forward<X>(x), axes));
+[[nodiscard]] constexpr auto softmax(X&& x, A /*axes*/) {
+  return exp(detail::make_materialized<log_softmax_op<A, true>>(std::forward<X>(x)));
 }
 
 }  // namespace fusegrad

@@ -64,16 +64,27 @@ class BasicCosineAnnealingLR {
                         fusegrad::detail::number_text(options.eta_min));
     base_lr_ = optimizer.begin_schedule();  // once the settings hold: a refused schedule records nothing
   }
-  /// Ends an epoch. A step that fails changes neither the rate nor the epoch.
+  /// Ends an epoch. A step that fails changes neither the rate nor the epoch. From a rate below eta_min (set by hand
+  /// or by another schedule) the rising half of the cosine steps further down, as in PyTorch; a step that would take
+  /// the rate below 0, which PyTorch allows and an optimiser here refuses, throws value_error.
   void step() {
     const long epoch = epoch_ + 1;
     const double pi = std::numbers::pi, t_max = double(options_.t_max), e = double(epoch);
     const double lr = optimizer_.lr(), base = base_lr_, eta_min = options_.eta_min;
-    if ((epoch - 1 - options_.t_max) % (2 * options_.t_max) == 0)
-      optimizer_.set_lr(lr + (base - eta_min) * (1 - std::cos(pi / t_max)) / 2);
-    else
-      optimizer_.set_lr((1 + std::cos(pi * e / t_max)) / (1 + std::cos(pi * (e - 1) / t_max)) * (lr - eta_min) +
-                        eta_min);
+    // PyTorch's (epoch - 1 - t_max) % (2 * t_max) == 0, without computing 2 * t_max, which overflows past LONG_MAX / 2.
+    const long from_trough = epoch - 1 - options_.t_max;
+    const bool rises_from_eta_min = from_trough % options_.t_max == 0 && (from_trough / options_.t_max) % 2 == 0;
+    const double next =
+        rises_from_eta_min
+            ? lr + (base - eta_min) * (1 - std::cos(pi / t_max)) / 2
+            : (1 + std::cos(pi * e / t_max)) / (1 + std::cos(pi * (e - 1) / t_max)) * (lr - eta_min) + eta_min;
+    if (next < 0)
+      throw value_error("fusegrad::optim::CosineAnnealingLR::step: the learning rate " +
+                        fusegrad::detail::number_text(lr) + " is below eta_min " +
+                        fusegrad::detail::number_text(eta_min) + " (set by hand or by another schedule), and epoch " +
+                        std::to_string(epoch) + " of the cosine would take it to " +
+                        fusegrad::detail::number_text(next) + ", below 0; set a rate >= eta_min to go on");
+    optimizer_.set_lr(next);
     epoch_ = epoch;
   }
   [[nodiscard]] long epoch() const noexcept { return epoch_; }

@@ -209,8 +209,10 @@ class BasicTensor {
     using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     return Eigen::Map<const M>(data(), static_cast<Eigen::Index>(shape()[0]), static_cast<Eigen::Index>(shape()[1]));
   }
-  /// Writable values. Counts as an in-place write: nodes that saved this tensor will refuse
-  /// to run backward with the changed values. (These members: tape/tensor_in_place.hpp.)
+  /// Writable values. Counts as an in-place write when called: nodes that saved this tensor
+  /// until then will refuse to run backward. Write through the map at once and drop it: writes
+  /// through a map kept past the recording of an op are not seen (as PyTorch's .numpy() view).
+  /// (These members: tape/tensor_in_place.hpp.)
   [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen();
   /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
   BasicTensor& sub_(const BasicTensor& other, T alpha = T(1));
@@ -229,6 +231,7 @@ class BasicTensor {
           "fusegrad::Tensor::requires_grad_(false): only leaves can change requires_grad; call detach() "
           "to get a leaf from a computed tensor");
     }
+    if (on != impl_->requires_grad) on ? impl_->storage->join_grad_leaf() : impl_->storage->leave_grad_leaf();
     impl_->requires_grad = on;
     return *this;
   }

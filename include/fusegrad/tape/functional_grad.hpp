@@ -44,19 +44,31 @@ struct GradOptions {
 /// The gradients of `output` with respect to each of `inputs` (leaves or intermediate tensors),
 /// returned in their order, as PyTorch's torch.autograd.grad: no tensor's grad() changes, and
 /// retain_grad() marks are not filled. `fg::grad(loss, {w, b})`; for a non-scalar output, pass
-/// `{.grad_output = g}`. Throws graph_error for an input that does not require grad, or (unless
-/// allow_unused) that the output does not depend on; nothing changes then.
+/// `{.grad_output = g}`. Throws value_error for no inputs or an undefined tensor, graph_error for an input that does
+/// not require grad, or (unless allow_unused) that the output does not depend on; nothing changes then.
 template <Scalar T>
 [[nodiscard]] std::vector<BasicTensor<T>> grad(const BasicTensor<T>& output, std::span<const BasicTensor<T>> inputs,
                                                const GradOptions<T>& options = {}) {
   const char* what = "fusegrad::grad(output, inputs)";
-  if (!output.defined() || !output.requires_grad())
+  if (!output.defined())
+    throw value_error(std::string(what) +
+                      ": the output is an undefined tensor (made by Tensor(), or a grad() before "
+                      "any backward); pass the tensor to differentiate");
+  if (inputs.empty())
+    throw value_error(std::string(what) +
+                      ": no inputs; name the tensors whose gradients you want, as in "
+                      "fg::grad(loss, {w, b})");
+  if (!output.requires_grad())
     throw graph_error(std::string(what) +
                       ": the output does not require grad; nothing that produced it requires grad (call "
                       "requires_grad_() on the inputs before computing the output)");
   std::vector<detail::tensor_impl<T>*> wanted;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    if (!inputs[k].defined() || !inputs[k].requires_grad())
+    if (!inputs[k].defined())
+      throw value_error(std::string(what) + ": input " + std::to_string(k) +
+                        " is an undefined tensor (made by Tensor(), or a grad() before any backward); pass the tensor "
+                        "whose gradient you want");
+    if (!inputs[k].requires_grad())
       throw graph_error(std::string(what) + ": input " + std::to_string(k) +
                         " does not require grad, so it has no gradient (call requires_grad_() on it before "
                         "computing the output)");

@@ -1,6 +1,7 @@
 // tape/fused.hpp -- the bridge: fg::fused and `Tensor t = expr;` record a static expression as one tape node.
 #pragma once
 
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/visit.hpp>
+#include <fusegrad/shape/shape.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused_node.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
@@ -71,6 +73,13 @@ template <class E>
         if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
         if (all.contains(impl)) return;
         all.push_back(impl);
+        // A ScalarTensor assigned a tensor of other rank through a Tensor& (a base-class assignment, which no check of
+        // its own sees): the sweep would read one value of it.
+        if constexpr (std::is_same_v<typename std::remove_cvref_t<decltype(leaf)>::static_shape, Shape<>>)
+          if (impl->extents.rank() != 0)
+            throw shape_error("fusegrad: a ScalarTensor holds a tensor of shape " + impl->extents.get().to_string() +
+                              " (assigned through a Tensor&); a ScalarTensor has rank 0, shape (): assign it a "
+                              "rank-0 tensor, or keep the value a Tensor");
         if (!std::remove_cvref_t<decltype(leaf)>::takes_grad && impl->requires_grad)
           throw graph_error(
               "fusegrad: a ConstTensor requires grad (requires_grad_() was called through a Tensor& to it); its "
@@ -89,12 +98,13 @@ template <class E>
     if constexpr (detail::is_view_of_tensor<node_type>()) {
       detail::tensor_impl<T>& source = *std::get<0>(expr.args).impl();
       (void)source.data();  // a deferred value is computed first: the view shows it
-      const bool views_grad_leaf = source.requires_grad && (!source.grad_fn || source.views_grad_leaf);
       BasicTensor<T> view(!is_grad_enabled() || needing_grad.empty()
                               ? detail::ref<detail::tensor_impl<T>>::make(extents, source.storage)
                               : detail::record_node_over<T, detail::fused_node<node_type>>(
                                     extents, source.storage, std::forward<E>(expr), extents, needing_grad, all));
-      view.impl()->views_grad_leaf = views_grad_leaf;
+      view.impl()->is_view = true;
+      // Not recorded (grad mode off): a view of a result, or of such a view, that check_in_place must still refuse.
+      view.impl()->views_grad_result = !view.impl()->grad_fn && (source.grad_fn || source.views_grad_result);
       return view;
     }
     if (!is_grad_enabled() || needing_grad.empty()) {

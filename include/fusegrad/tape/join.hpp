@@ -117,16 +117,22 @@ template <Scalar T>
 /// view) and the views are joined.
 template <Scalar T>
 [[nodiscard]] BasicTensor<T> stack(std::span<const BasicTensor<T>> parts, std::int64_t axis) {
-  std::vector<BasicTensor<T>> unsqueezed;
+  if (parts.empty()) throw value_error("fusegrad::stack: nothing to stack; give at least one tensor");
   for (std::size_t k = 0; k < parts.size(); ++k) {
     if (!parts[k].defined()) throw value_error("fusegrad::stack: tensor " + std::to_string(k) + " is undefined");
     if (!(parts[k].shape() == parts[0].shape()))
       throw shape_error("fusegrad::stack: tensor " + std::to_string(k) + " has shape " + parts[k].shape().to_string() +
                         ", tensor 0 " + parts[0].shape().to_string() + "; stacked tensors have one shape");
-    unsqueezed.push_back(fused(unsqueeze(parts[k], axis)));
   }
-  if (unsqueezed.empty()) throw value_error("fusegrad::stack: nothing to stack; give at least one tensor");
-  return cat(std::span<const BasicTensor<T>>(unsqueezed), axis);
+  // Checked here, not by unsqueeze, so that the message names stack: the new axis is one of rank + 1 (PyTorch's range).
+  const Extents& e = parts[0].shape();
+  const auto a = std::int64_t(detail::resolve_axis(axis, e.rank() + 1, e, "fusegrad::stack"));
+  if (e.rank() == Extents::max_rank)
+    throw shape_error("fusegrad::stack: shape " + e.to_string() + " already has the most axes fusegrad holds (" +
+                      std::to_string(Extents::max_rank) + "); stacking adds one");
+  std::vector<BasicTensor<T>> unsqueezed;
+  for (const BasicTensor<T>& part : parts) unsqueezed.push_back(fused(unsqueeze(part, a)));
+  return cat(std::span<const BasicTensor<T>>(unsqueezed), a);
 }
 template <Scalar T>
 [[nodiscard]] BasicTensor<T> stack(std::initializer_list<BasicTensor<T>> parts, std::int64_t axis) {
@@ -144,12 +150,20 @@ template <Scalar T>
                                                 std::int64_t axis) {
   const Extents& e = t.shape();
   const std::size_t a = detail::resolve_axis(axis, e.rank(), e, "fusegrad::split");
+  const auto refuse = [&](const std::string& sum) {
+    throw shape_error("fusegrad::split: sizes adding up to " + sum + " for axis " + std::to_string(a) + " of extent " +
+                      std::to_string(e[a]) + " (shape " + e.to_string() + "); they must add up to the extent");
+  };
+  // Each size is checked against what is left of the extent before it is added: a sum in size_t could wrap around
+  // to the extent ({SIZE_MAX, 4} for 3).
   std::size_t total = 0;
-  for (std::size_t s : sizes) total += s;
-  if (total != e[a])
-    throw shape_error("fusegrad::split: sizes adding up to " + std::to_string(total) + " for axis " +
-                      std::to_string(a) + " of extent " + std::to_string(e[a]) + " (shape " + e.to_string() +
-                      "); they must add up to the extent");
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] > e[a] - total)
+      refuse("more than " + std::to_string(e[a]) + " (part " + std::to_string(k) + ", of size " +
+             std::to_string(sizes[k]) + ", goes past it)");
+    total += sizes[k];
+  }
+  if (total != e[a]) refuse(std::to_string(total));
   std::vector<BasicTensor<T>> parts;
   std::int64_t begin = 0;
   for (std::size_t s : sizes) {
@@ -188,7 +202,8 @@ template <Scalar T>
     const std::vector<std::size_t> empty_parts(chunks, 0);
     return split(t, std::span<const std::size_t>(empty_parts), axis);
   }
-  return split(t, (extent + chunks - 1) / chunks, axis);
+  // ceil(extent / chunks), written so that a huge `chunks` cannot wrap around: chunks > extent gives parts of 1.
+  return split(t, extent / chunks + (extent % chunks != 0 ? 1 : 0), axis);
 }
 
 }  // namespace fusegrad

@@ -28,9 +28,13 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   bool requires_grad = false;
   bool retains_grad = false;
   bool in_block = false;  // lives in grad_fn's block (recorded_block)
-  // Shares the values of a leaf that requires grad (a reshape of one): written in place in grad
-  // mode, it would change that leaf behind the graph's back (check_in_place refuses).
-  bool views_grad_leaf = false;
+  // A reshape of another tensor, sharing its values: written in place in grad mode while a leaf
+  // that shares them requires grad (tensor_storage::grad_leaves), it would change that leaf
+  // behind the graph's back (check_in_place refuses).
+  bool is_view = false;
+  // A view made while grad mode was off of a tensor computed from tensors that require grad:
+  // written in place in grad mode, it would change values backward reads (check_in_place refuses).
+  bool views_grad_result = false;
   // Has a name in tensor_names (t.name("w")); read by pictures on any thread, hence atomic.
   std::atomic<bool> named{false};
   // A fused node will compute the values when they are first read. Set once at recording,
@@ -45,6 +49,7 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   tensor_impl(stored_extents e, ref<tensor_storage<T>> s) noexcept : extents(std::move(e)), storage(std::move(s)) {}
   ~tensor_impl() {
     if (grad_fn) leave(*grad_fn);
+    if (requires_grad && !grad_fn && storage) storage->leave_grad_leaf();
     if (named.load(std::memory_order_relaxed)) [[unlikely]]
       tensor_names::forget(this);
   }

@@ -62,11 +62,16 @@ void BasicTensor<T>::check_in_place(const char* what) const {
     throw graph_error(std::string("fusegrad::Tensor::") + what +
                       ": a leaf that requires grad is being written in place while grad mode is on; "
                       "update parameters inside a fusegrad::NoGradGuard");
-  if (impl_->views_grad_leaf)
+  if (impl_->is_view && impl_->storage->grad_leaves != 0)
     throw graph_error(std::string("fusegrad::Tensor::") + what +
                       ": this tensor is a reshape of a leaf that requires grad and shares its values; writing it "
                       "in place while grad mode is on would change the leaf. Write inside a fusegrad::NoGradGuard, "
                       "or write a clone()");
+  if (impl_->views_grad_result)
+    throw graph_error(std::string("fusegrad::Tensor::") + what +
+                      ": this tensor is a reshape, made while grad mode was off, of a tensor computed from tensors "
+                      "that require grad, and shares its values; writing it in place while grad mode is on would "
+                      "change values backward reads. Write inside a fusegrad::NoGradGuard, or write a clone()");
   // The tape records no in-place operation: backward would differentiate the values as they were.
   if (impl_->requires_grad)
     throw graph_error(std::string("fusegrad::Tensor::") + what +
