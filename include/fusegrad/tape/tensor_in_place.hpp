@@ -62,7 +62,7 @@ void BasicTensor<T>::check_in_place(const char* what) const {
     throw graph_error(std::string("fusegrad::Tensor::") + what +
                       ": a leaf that requires grad is being written in place while grad mode is on; "
                       "update parameters inside a fusegrad::NoGradGuard");
-  if (impl_->is_view && impl_->storage->grad_leaves != 0)
+  if (impl_->is_view && impl_->storage->has_grad_leaves())
     throw graph_error(std::string("fusegrad::Tensor::") + what +
                       ": this tensor is a reshape of a leaf that requires grad and shares its values; writing it "
                       "in place while grad mode is on would change the leaf. Write inside a fusegrad::NoGradGuard, "

@@ -52,8 +52,8 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   home values_home;
   // How many leaves sharing these values (a tensor and its detach()ed copies) require grad: a reshape of them must not
   // be written in place in grad mode then. One byte, in what would be padding: a count that reaches 255 stays there,
-  // which only ever refuses more.
-  std::uint8_t grad_leaves = 0;
+  // which only ever refuses more. Atomic: two such leaves may be destroyed on two threads.
+  std::atomic<std::uint8_t> grad_leaves = 0;
   T* data;
   std::size_t bytes;  // of the tail or the heap block: what freeing them needs; 0 when borrowed
   // Nodes whose deferred value (a fused sum, mean, linear root or one-element element-wise expression not yet
@@ -100,6 +100,15 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     return sizeof(tensor_storage) + (fits_tail(n) ? n * sizeof(T) : 0);
   }
 
+  // A leaf over these values starts or stops requiring grad (grad_leaves).
+  void join_grad_leaf() noexcept {
+    if (grad_leaves.load(std::memory_order_relaxed) != UINT8_MAX) grad_leaves.fetch_add(1, std::memory_order_relaxed);
+  }
+  void leave_grad_leaf() noexcept {
+    if (grad_leaves.load(std::memory_order_relaxed) != UINT8_MAX) grad_leaves.fetch_sub(1, std::memory_order_relaxed);
+  }
+  [[nodiscard]] bool has_grad_leaves() const noexcept { return grad_leaves.load(std::memory_order_relaxed) != 0; }
+
   void add_deferred_reader(node<T>* n) {
     const spin_lock_guard lock(readers_lock);
     if (!deferred_readers) deferred_readers = std::make_unique<std::vector<node<T>*>>();
@@ -113,13 +122,6 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   // a backward's gradients) settle every reader first, which may throw, then count every write, which cannot.
   // Written out, not as the two calls below: through them, g++ stops inlining grad_destination into the backward's
   // loop (always_inline on them does not bring it back).
-  void join_grad_leaf() noexcept {
-    if (grad_leaves != UINT8_MAX) ++grad_leaves;
-  }
-  void leave_grad_leaf() noexcept {
-    if (grad_leaves != UINT8_MAX) --grad_leaves;
-  }
-
   void prepare_write_in_place() {
     if (had_deferred_readers.load(std::memory_order_acquire)) settle_deferred_readers();
     ++version;
