@@ -1,6 +1,6 @@
 """Conan 2 recipe for fusegrad, a header-only C++20 automatic-differentiation library.
 
-Run from the repository root:  conan create conan --build=missing
+Run from the repository root:  conan create conan --build=missing -s compiler.cppstd=20
 """
 import os
 import re

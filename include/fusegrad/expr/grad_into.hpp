@@ -27,11 +27,11 @@ namespace detail {
 // matrix, array, Map or Ref with unit inner stride.
 template <class Out, class V>
 concept GradientOutput = [] {
-  using T = typename V::value_type;
-  if constexpr (std::is_same_v<typename V::static_shape, Shape<>> && std::is_same_v<Out, T>) {
+  using var_scalar = typename V::value_type;
+  if constexpr (std::is_same_v<typename V::static_shape, Shape<>> && std::is_same_v<Out, var_scalar>) {
     return true;
   } else if constexpr (requires(Out & out) {
-                         { out.data() } -> std::same_as<T*>;
+                         { out.data() } -> std::same_as<var_scalar*>;
                          out.size();
                          Out::IsVectorAtCompileTime;
                          Out::IsRowMajor;

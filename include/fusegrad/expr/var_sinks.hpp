@@ -140,16 +140,16 @@ struct var_sinks : basic_var_sinks<std::tuple<gradient_storage_t<Vars>...>, Vars
   template <std::size_t I>
   auto result() {
     using V = std::tuple_element_t<I, std::tuple<Vars...>>;
-    auto& grads = this->grads;
-    const auto& vars = this->vars;
-    auto* source = &std::get<I>(grads);
+    auto& all_grads = this->grads;  // members of a dependent base: named once here
+    const auto& all_vars = this->vars;
+    auto* source = &std::get<I>(all_grads);
     bool shared = false;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
       auto other_naming = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
         if constexpr (K != I && std::is_same_v<std::tuple_element_t<K, std::tuple<Vars...>>, V>) {
-          if (std::get<K>(vars) != std::get<I>(vars)) return;
+          if (std::get<K>(all_vars) != std::get<I>(all_vars)) return;
           shared = true;
-          if (K < I && source == &std::get<I>(grads)) source = &std::get<K>(grads);
+          if (K < I && source == &std::get<I>(all_grads)) source = &std::get<K>(all_grads);
         }
       };
       (other_naming(std::integral_constant<std::size_t, J>{}), ...);

@@ -98,11 +98,11 @@ struct static_axis_order {
   template <ShapeLike S>
   using shape = typename permuted<S>::type;
 
-  static axis_order order(const Extents& x, std::string_view what) {
+  static axis_order order(const Extents& x, std::string_view caller) {
     if (!is_permutation_of(x.rank())) {
       std::string text = "(";
       for (std::size_t a : values) text += (text.size() > 1 ? ", " : "") + std::to_string(a);
-      throw shape_error(std::string(what) + ": axes " + text + ") are not each axis of shape " + x.to_string() +
+      throw shape_error(std::string(caller) + ": axes " + text + ") are not each axis of shape " + x.to_string() +
                         " once");
     }
     return {{P...}, sizeof...(P)};
@@ -118,19 +118,19 @@ struct runtime_axis_order {
   std::array<std::int64_t, Extents::max_rank> axes{};
   std::size_t rank = 0;
 
-  [[nodiscard]] axis_order order(const Extents& x, std::string_view what) const {
+  [[nodiscard]] axis_order order(const Extents& x, std::string_view caller) const {
     std::string text = "(";
     for (std::size_t r = 0; r < rank; ++r) text += (r ? ", " : "") + std::to_string(axes[r]);
     text += ")";
     if (rank != x.rank())
-      throw shape_error(std::string(what) + ": " + std::to_string(rank) + " axes " + text + " for shape " +
+      throw shape_error(std::string(caller) + ": " + std::to_string(rank) + " axes " + text + " for shape " +
                         x.to_string() + " of rank " + std::to_string(x.rank()) + "; give each axis once");
     axis_order p{{}, rank};
     std::array<bool, Extents::max_rank> seen{};
     for (std::size_t r = 0; r < rank; ++r) {
-      p.order[r] = resolve_axis(axes[r], x.rank(), x, what);
+      p.order[r] = resolve_axis(axes[r], x.rank(), x, caller);
       if (seen[p.order[r]])
-        throw shape_error(std::string(what) + ": axes " + text + " name axis " + std::to_string(p.order[r]) +
+        throw shape_error(std::string(caller) + ": axes " + text + " name axis " + std::to_string(p.order[r]) +
                           " twice; give each axis of shape " + x.to_string() + " once");
       seen[p.order[r]] = true;
     }
@@ -146,11 +146,11 @@ struct runtime_axis_swap {
 
   std::int64_t first = 0, second = 1;
 
-  [[nodiscard]] axis_order order(const Extents& x, std::string_view what) const {
+  [[nodiscard]] axis_order order(const Extents& x, std::string_view caller) const {
     axis_order p{{}, x.rank()};
     for (std::size_t r = 0; r < x.rank(); ++r) p.order[r] = r;
     if (x.rank() == 0 && (first == 0 || first == -1) && (second == 0 || second == -1)) return p;  // as PyTorch
-    std::swap(p.order[resolve_axis(first, x.rank(), x, what)], p.order[resolve_axis(second, x.rank(), x, what)]);
+    std::swap(p.order[resolve_axis(first, x.rank(), x, caller)], p.order[resolve_axis(second, x.rank(), x, caller)]);
     return p;
   }
 };

@@ -226,15 +226,15 @@ class fused_node final : public node<typename E::value_type> {
   // Registers this node with the storages its deferred value reads (see tensor_storage), and
   // marks the output's value pending. Under graph_lock, like every settling of a deferred
   // value: an in-place write on another thread finds the node in a storage's list at once.
-  void defer_value(tensor_impl<T>& output) {
+  void defer_value(tensor_impl<T>& result) {
     const graph_lock lock;
-    output.value_pending.store(true, std::memory_order_relaxed);
+    result.value_pending.store(true, std::memory_order_relaxed);
     deferred_ = true;  // first: if a registration throws, value_settled() undoes the others
     ever_deferred_ = true;
     try {
       for (tensor_impl<T>* leaf : read()) leaf->storage->add_deferred_reader(this);
     } catch (...) {
-      output.value_pending.store(false, std::memory_order_relaxed);
+      result.value_pending.store(false, std::memory_order_relaxed);
       value_settled();
       throw;
     }

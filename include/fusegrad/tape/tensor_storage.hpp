@@ -142,7 +142,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     for (;;) {
       node<T>* reader = nullptr;
       {
-        const spin_lock_guard lock(readers_lock);
+        const spin_lock_guard list_lock(readers_lock);
         if (!deferred_readers || deferred_readers->empty()) return;
         reader = deferred_readers->back();
       }
