@@ -1,4 +1,5 @@
-// tape/print_test.cpp -- operator<< for tensors: PyTorch's layout, the stream's number format, summaries.
+// tape/print_test.cpp -- operator<< for tensors and static expressions: PyTorch's layout, the stream's number
+// format, summaries.
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -25,6 +26,28 @@ TEST(Print, ScalarVectorAndMatrix) {
   EXPECT_EQ(printed(Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2})),
             "tensor([[1, 2],\n"
             "        [3, 4]])");
+}
+
+// A static expression or leaf prints its value, as PyTorch's layout writes a tensor's brackets (and as Eigen prints its
+// expressions, evaluated); a Tensor among its leaves does not make it a tensor. A ScalarTensor stays a tensor.
+TEST(Print, StaticExpressionsPrintTheirValues) {
+  const fg::Var<double, fg::Shape<2, 3>> m{1.0, 2.0, 3.0, 4.0, 5.0, 6.5};
+  const fg::Var<double, fg::Shape<fg::dyn>> v(Eigen::ArrayXd::LinSpaced(3, 0.0, 1.0));
+  const fg::Var<double, fg::Shape<>> s{2.5};
+  EXPECT_EQ(printed(m),
+            "[[  1,   2,   3],\n"
+            " [  4,   5, 6.5]]");
+  EXPECT_EQ(printed(v * 2.0), "[0, 1, 2]");
+  EXPECT_EQ(printed(fg::sum(m)), "21.5");
+  EXPECT_EQ(printed(s), "2.5");
+  EXPECT_EQ(printed(fg::Const<double, fg::Shape<2>>{0.5, -1.0}), "[0.5,  -1]");
+  EXPECT_EQ(printed(Tensor::from({1.0, 2.0}, {2}) * 3.0), "[3, 6]");
+  EXPECT_EQ(printed(fg::ScalarTensor(3.0)), "tensor(3)");
+  std::ostringstream precise;
+  precise << std::setprecision(3) << m / 3.0;
+  EXPECT_EQ(precise.str(),
+            "[[0.333, 0.667,     1],\n"
+            " [ 1.33,  1.67,  2.17]]");
 }
 
 // NaN prints as "nan" whatever its sign bit (0/0 has it set on x86); an empty tensor of rank 2 or more states its

@@ -57,6 +57,8 @@ template <class E>
   using T = typename node_type::value_type;
   if constexpr (detail::is_tensor_v<node_type>) {
     return node_type(std::forward<E>(expr));
+  } else if constexpr (!detail::one_scalar_type_v<node_type>) {
+    return BasicTensor<T>{};  // after the one error of mixed scalar types, nothing that adds another
   } else {
     static_assert(!detail::holds_references<node_type>(),
                   "fusegrad::fused(expr): a recorded expression may hold only Tensors and plain numbers, not "

@@ -44,6 +44,8 @@ template <Differentiable E>
   using detail::taped_operand;
   if constexpr (detail::is_tensor_v<node_type>) {
     return expr;
+  } else if constexpr (!detail::one_scalar_type_v<node_type>) {
+    return BasicTensor<T>{};  // after the one error of mixed scalar types, nothing that adds another
   } else if constexpr (node_type::kind == node_kind::leaf) {
     static_assert(!node_type::takes_grad,
                   "fusegrad::taped(expr): a Var takes its gradient from fg::value_and_grad, not from the tape; record "
