@@ -92,9 +92,12 @@ using argmax_op = detail::arg_extremum_op<detail::argmax_order, A, K>;
 /// The index of the largest element: `fg::argmax(x, fg::axes<1>)` along axis 1 (a class index
 /// per row), `fg::argmax(x)` the flat index over all axes. Values of x's scalar type; no
 /// gradient flows through them. `fg::argmin` in ops/argmin.hpp.
-template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto argmax(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<argmax_op<A, K>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<argmax_op<A, K>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<argmax_op<AllAxes, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

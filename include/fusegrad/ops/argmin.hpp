@@ -14,9 +14,12 @@ template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using argmin_op = detail::arg_extremum_op<detail::argmin_order, A, K>;
 
 /// The index of the smallest element: `fg::argmin(x, fg::axes<0>)`, `fg::argmin(x)` (flat).
-template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto argmin(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<argmin_op<A, K>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<argmin_op<A, K>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<argmin_op<AllAxes, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -72,9 +72,12 @@ struct log_softmax_op {
 
 /// log(softmax(x)) over the axes A: `fg::log_softmax(x, fg::axes<1>)`, or `fg::all_axes`. The axes are required, as
 /// PyTorch requires dim: over a batch of rows, the whole batch is rarely meant.
-template <Differentiable X, AxesType A>
+template <Differentiable X, class A>
 [[nodiscard]] constexpr auto log_softmax(X&& x, A) {
-  return detail::make_materialized<log_softmax_op<A>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<log_softmax_op<A>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<log_softmax_op<AllAxes>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -33,9 +33,12 @@ using max_op = detail::extremum_op<max_order, A, K>;
 /// The largest element: `fg::max(x)`; over chosen axes, `fg::max(x, fg::axes<1>)` or
 /// `fg::max(x, fg::axes<1>, fg::keepdims)`. Its gradient goes to the maximum (to the first of
 /// tied maxima over one axis, shared among them over several, as in PyTorch).
-template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto max(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<max_op<A, K>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<max_op<A, K>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<max_op<AllAxes, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

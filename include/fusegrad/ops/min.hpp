@@ -31,9 +31,12 @@ template <AxesType A = AllAxes, keep_dims K = keep_dims::no>
 using min_op = detail::extremum_op<min_order, A, K>;
 
 /// The smallest element: `fg::min(x)`, `fg::min(x, fg::axes<0>)`, `fg::min(x, fg::axes<0>, fg::keepdims)`.
-template <Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto min(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<min_op<A, K>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<min_op<A, K>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<min_op<AllAxes, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -11,9 +11,12 @@ namespace fusegrad {
 
 /// softmax over the axes A: exp(log_softmax(x, A)), which sums to 1 over A and never overflows (PyTorch's
 /// softmax(x, dim), for any set of axes; required, as for log_softmax).
-template <Differentiable X, AxesType A>
+template <Differentiable X, class A>
 [[nodiscard]] constexpr auto softmax(X&& x, A /*axes*/) {
-  return exp(detail::make_materialized<log_softmax_op<A, true>>(std::forward<X>(x)));
+  if constexpr (detail::axes_argument<A>())
+    return exp(detail::make_materialized<log_softmax_op<A, true>>(std::forward<X>(x)));
+  else  // after the one error above
+    return exp(detail::make_materialized<log_softmax_op<AllAxes, true>>(std::forward<X>(x)));
 }
 
 }  // namespace fusegrad

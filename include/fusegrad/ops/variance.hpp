@@ -105,9 +105,12 @@ struct variance_op {
 
 /// The variance: `fg::variance(x)` (unbiased, over every axis), `fg::variance(x, fg::axes<1>)`,
 /// `fg::variance<0>(x, fg::axes<1>, fg::keepdims)` (correction 0: the population variance).
-template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto variance(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<variance_op<A, K, Correction>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<variance_op<A, K, Correction>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<variance_op<AllAxes, K, Correction>>(std::forward<X>(x));
 }
 
 /// The standard deviation over the axes A, with variance_op's correction:
@@ -145,9 +148,12 @@ struct stddev_op {
 };
 
 /// The standard deviation: `fg::stddev(x)` (unbiased, over every axis), `fg::stddev<0>(x, fg::axes<1>)`.
-template <std::size_t Correction = 1, Differentiable X, AxesType A = AllAxes, keep_dims K = keep_dims::no>
+template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto stddev(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<stddev_op<A, K, Correction>>(std::forward<X>(x));
+  if constexpr (detail::axes_argument<A>())
+    return detail::make_materialized<stddev_op<A, K, Correction>>(std::forward<X>(x));
+  else  // after the one error above
+    return detail::make_materialized<stddev_op<AllAxes, K, Correction>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad
