@@ -1,6 +1,7 @@
 // check/gradcheck_test.cpp -- fg::gradcheck in both layers: it passes right gradients, catches a wrong VJP and points
 // at the element where it is furthest off, says when the complex step does not apply, and leaves tensors alone.
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -221,6 +222,22 @@ TEST(Gradcheck, AnEpsThatMovesNothingIsRefused) {
                                           {"eps must be a number > 0", "not 0"});
   fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, x, fg::GradcheckOptions{.eps = 1e-300}); },
                                           {"eps = 1e-300", "larger eps"});
+}
+
+// A NaN tolerance would pass every comparison (even a wrong gradient's), a negative or infinite one decide nothing:
+// refused, in both layers, as PyTorch refuses a NaN rtol.
+TEST(Gradcheck, AToleranceThatIsNotANumberAtLeastZeroIsRefused) {
+  const fg::Var<double, fg::Shape<2>> x{0.5, 1.5};
+  const fg::Tensor t = fg::Tensor::from({0.5, 1.5}, {2}).requires_grad_();
+  const auto f = [](const auto& v) { return fg::sum(fg::sin(v)); };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, x, fg::GradcheckOptions{.atol = nan}); },
+                                          {"atol must be a number >= 0", "not nan"});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, t, fg::GradcheckOptions{.rtol = -1e-6}); },
+                                          {"rtol must be a number >= 0", "not -1e-06"});
+  fg::test::expect_error<fg::value_error>([&] { (void)fg::gradcheck(f, x, fg::GradcheckOptions{.rtol = inf}); },
+                                          {"rtol must be a number >= 0", "not inf"});
+  EXPECT_TRUE(fg::gradcheck(f, x, fg::GradcheckOptions{.atol = 0, .rtol = 1e-6}).passed);
 }
 
 // sqrt'(0) is infinite; the complex step gives a large finite number (1 / sqrt(2h)). An infinite

@@ -8,6 +8,7 @@
 #include <complex>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 
 #include <fusegrad/check/gradcheck_report.hpp>
 #include <fusegrad/check/numeric_gradient.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/analytic.hpp>
 #include <fusegrad/expr/eval.hpp>
@@ -291,6 +293,11 @@ GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const
 template <class F, class First, class... More>
 [[nodiscard]] GradcheckReport gradcheck_with(const GradcheckOptions& options, F&& fn, const First& first,
                                              const More&... more) {
+  // A NaN tolerance would pass every comparison, a negative one fail every one: refused before fn runs.
+  for (const auto& [name, tolerance] : {std::pair{"atol", options.atol}, std::pair{"rtol", options.rtol}})
+    if (tolerance && !(*tolerance >= 0 && std::isfinite(*tolerance)))
+      throw value_error(std::string("fusegrad::gradcheck: ") + name + " must be a number >= 0, not " +
+                        detail::number_text(*tolerance) + " (left unset, it follows the inputs' scalar type)");
   if constexpr (detail::is_tensor_v<First>)
     return detail::gradcheck_tensors(options, fn, first, more...);
   else
