@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/linear_root.hpp>
@@ -241,8 +242,30 @@ template <Differentiable E, class... Vars>
   }
 }
 
+/// A function or a number where the expression goes (JAX's grad(fn), or a value eval has computed): one error that
+/// says what value_and_grad and grad take, where no overload would match and the compiler would list every candidate.
+template <class F, class... Vars>
+  requires(!Differentiable<F>)
+auto value_and_grad(const F&, const Vars&... vars) {
+  static_assert(detail::always_false<F>,
+                "fusegrad::value_and_grad and grad(f, vars...): f is an expression built from the vars, not a "
+                "function or a number: fg::value_and_grad(fg::sum(x * x), x), or call the function first, "
+                "fg::value_and_grad(fn(x), x)");
+  return std::tuple<double, decltype(void(vars), 0.0)...>{};  // after the one error, nothing that adds another
+}
+
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
 /// for several: `auto dx = fg::grad(f, x);`, `auto [dx, dy] = fg::grad(f, x, y);`.
+template <class F, class... Vars>
+  requires(!Differentiable<F>)
+auto grad(const F& f, const Vars&... vars) {
+  (void)value_and_grad(f, vars...);  // its one error
+  if constexpr (sizeof...(Vars) == 1)
+    return 0.0;
+  else
+    return std::tuple<decltype(void(vars), 0.0)...>{};
+}
+
 template <Differentiable E, class... Vars>
 [[nodiscard, gnu::always_inline]] inline auto grad(const E& f, const Vars&... vars) {
   auto all = value_and_grad(f, vars...);
