@@ -227,6 +227,18 @@ TEST(Parameters, FoundInOptionalsPointersAndAnyContainer) {
   EXPECT_EQ(found[12].impl(), h.chain.front().scale.impl());
 }
 
+// A pointer back up the model (a parent link) or a sub-model two members share is searched once: the search ends,
+// and the shared parameters are listed under their first names.
+struct Node {
+  BOOST_HANA_DEFINE_STRUCT(Node, (fg::Tensor, w), (std::shared_ptr<Node>, parent), (std::shared_ptr<Node>, child));
+};
+TEST(Parameters, PointerCyclesAreSearchedOnce) {
+  auto root = std::make_shared<Node>(Node{fg::Tensor::ones({1}).requires_grad_(), nullptr, nullptr});
+  root->child = std::make_shared<Node>(Node{fg::Tensor::ones({2}).requires_grad_(), root, nullptr});
+  EXPECT_EQ(names_of(*root), (std::vector<std::string>{"w", "child.w"}));
+  root->child->parent = nullptr;  // no cycle left for the shared_ptrs to keep alive
+}
+
 // A model mixing float and double parameters gives each type its own, for one optimiser per type; asked for one
 // type, it does not throw because the other is there too.
 TEST(Parameters, AMixedModelGivesEachScalarTypeItsParameters) {
@@ -290,8 +302,8 @@ TEST_F(SaveLoad, ARoundTripIsExact) {
   EXPECT_EQ(values_of(loaded), values_of(saved));
 }
 
-// Special values come back bit for bit: a NaN's sign and payload too, in double and in float (whose NaNs the file
-// holds as doubles).
+// Special values come back bit for bit: a quiet NaN's sign and payload too, in double and in float (whose NaNs the
+// file holds as doubles; a float's signalling NaN would come back quiet, as converting it to double leaves it).
 TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
   const auto bits_of = [](auto v) {
     if constexpr (sizeof v == 8)

@@ -218,6 +218,32 @@ TEST(ShapeOpsViews, AViewOfALaterParameterIsWrittenOnlyWithoutGradMode) {
   expect_array_near(w.eigen(), {20, 20, 20, 20});
 }
 
+// Recorded results that are destroyed leave the count of parameters over their values alone: a recorded reshape of
+// w, gone, does not make w's views writable in grad mode; a detached copy of a gone result (which never required grad
+// as a leaf) is written through its reshape freely.
+TEST(ShapeOpsViews, DestroyedResultsLeaveTheParameterCountAlone) {
+  fg::Tensor w = fg::Tensor::ones({4}).requires_grad_();
+  for (int k = 0; k < 3; ++k) {
+    const fg::Tensor recorded = fg::reshape(w, {2, 2});
+    EXPECT_FALSE(recorded.is_leaf());
+  }
+  fg::Tensor v;
+  {
+    const fg::NoGradGuard no_grad;
+    v = fg::reshape(w, {2, 2});
+  }
+  expect_error<fg::graph_error>([&] { v.mul_(10.0); }, {"reshape of a leaf"});
+  fg::Tensor d;
+  {
+    const fg::Tensor h = fg::taped(w * 2.0);
+    d = h.detach();
+  }
+  fg::Tensor dv = fg::reshape(d, {4});
+  dv.mul_(2.0);
+  expect_array_near(d.eigen(), {4, 4, 4, 4});
+  expect_array_near(w.eigen(), {1, 1, 1, 1});
+}
+
 // A view made under NoGradGuard of a computed tensor shares values that backward reads: written in grad mode it is
 // refused (PyTorch: "A view was created in no_grad mode and is being modified inplace with grad mode enabled"), so
 // the gradient of sum(h * h) with h = 2 w stays 8 w = (8, 16).

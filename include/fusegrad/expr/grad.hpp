@@ -1,6 +1,7 @@
 // expr/grad.hpp -- value_and_grad, grad and vjp: the fused reverse sweep of a static expression.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -242,10 +243,19 @@ template <Differentiable E, class... Vars>
   }
 }
 
-/// A function or a number where the expression goes (JAX's grad(fn), or a value eval has computed): one error that
-/// says what value_and_grad and grad take, where no overload would match and the compiler would list every candidate.
+namespace detail {
+// A function of the vars, or a number, where value_and_grad and grad take an expression of them (JAX's grad(fn), or a
+// value eval has computed): only these mistakes, so that other functions named grad that argument-dependent lookup
+// brings in keep their calls.
 template <class F, class... Vars>
-  requires(!Differentiable<F>)
+concept function_or_number_of_vars = !Differentiable<F> && sizeof...(Vars) > 0 && (is_variable_v<Vars> && ...) &&
+                                     (std::invocable<const F&, const Vars&...> || std::is_arithmetic_v<F>);
+}  // namespace detail
+
+/// A function or a number where the expression goes: one error that says what value_and_grad and grad take, where no
+/// overload would match and the compiler would list every candidate.
+template <class F, class... Vars>
+  requires detail::function_or_number_of_vars<F, Vars...>
 auto value_and_grad(const F&, const Vars&... vars) {
   static_assert(detail::always_false<F>,
                 "fusegrad::value_and_grad and grad(f, vars...): f is an expression built from the vars, not a "
@@ -257,7 +267,7 @@ auto value_and_grad(const F&, const Vars&... vars) {
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
 /// for several: `auto dx = fg::grad(f, x);`, `auto [dx, dy] = fg::grad(f, x, y);`.
 template <class F, class... Vars>
-  requires(!Differentiable<F>)
+  requires detail::function_or_number_of_vars<F, Vars...>
 auto grad(const F& f, const Vars&... vars) {
   (void)value_and_grad(f, vars...);  // its one error
   if constexpr (sizeof...(Vars) == 1)

@@ -22,8 +22,8 @@ namespace fusegrad::nn {
 /// fused node. W (out, in) and b (out) are parameters, drawn as PyTorch draws them, uniformly from
 /// (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's generator: the same values on every
 /// platform; not PyTorch's values). The bias draws from a stream of its own, seeded with
-/// mix64(~seed), so layers given seeds 0, 1, 2 ... share no draws. (mix64(0) is 0: seeded with
-/// mix64(seed), seed 0's bias would repeat its first weights.)
+/// mix64(~seed), apart from the weights' streams of seeds 0, 1, 2 ... (mix64 maps 0 to 0, so
+/// mix64(seed) would be seed 0's weight stream.)
 ///   fg::nn::Linear layer(4, 3, /*seed*/ 1);  fg::Tensor y = layer(x);
 template <std::floating_point T>
 struct BasicLinear {

@@ -74,25 +74,30 @@ inline std::string dotted(const std::string& prefix, std::string_view name) {
 // Calls visit(name, tensor) for each tensor of `m` that requires grad, of any scalar type, in member order: a struct
 // adapted for Boost.Hana is searched member by member, a fusegrad layer through its visit_members, an optional or
 // smart pointer through what it holds, any other range (vector, array, deque, list...) element by element, named
-// by position; anything else holds none.
+// by position; anything else holds none. `held` lists what pointers led to so far: each is searched once, so a
+// sub-model two members share, or a pointer back up the model (a parent link), ends the search there.
 template <class M, class Visit>
-void visit_tensors(const M& m, const std::string& prefix, Visit& visit) {
+void visit_tensors(const M& m, const std::string& prefix, Visit& visit, std::vector<const void*>& held) {
   using U = std::remove_cvref_t<M>;
   if constexpr (requires { detail::as_tensor(m); }) {
     if (m.defined() && m.requires_grad()) visit(prefix, detail::as_tensor(m));
   } else if constexpr (requires { m.visit_members([](std::string_view, const auto&) {}); }) {
     m.visit_members(
-        [&](std::string_view name, const auto& member) { visit_tensors(member, dotted(prefix, name), visit); });
+        [&](std::string_view name, const auto& member) { visit_tensors(member, dotted(prefix, name), visit, held); });
   } else if constexpr (boost::hana::Struct<U>::value) {
     boost::hana::for_each(boost::hana::accessors<U>(), [&](auto accessor) {
       visit_tensors(boost::hana::second(accessor)(m),
-                    dotted(prefix, boost::hana::to<const char*>(boost::hana::first(accessor))), visit);
+                    dotted(prefix, boost::hana::to<const char*>(boost::hana::first(accessor))), visit, held);
     });
   } else if constexpr (is_holder_v<U>) {
-    if (m) visit_tensors(*m, prefix, visit);
+    if (!m) return;
+    const void* address = &*m;
+    if (std::find(held.begin(), held.end(), address) != held.end()) return;
+    held.push_back(address);
+    visit_tensors(*m, prefix, visit, held);
   } else if constexpr (holds_members_range_v<U>) {
     std::size_t k = 0;
-    for (const auto& element : m) visit_tensors(element, dotted(prefix, std::to_string(k++)), visit);
+    for (const auto& element : m) visit_tensors(element, dotted(prefix, std::to_string(k++)), visit, held);
   }
 }
 
@@ -106,7 +111,8 @@ void for_each_parameter(const Model& model, F&& f) {
     seen.push_back(tensor.impl());
     f(name, tensor);
   };
-  visit_tensors(model, "", once);
+  std::vector<const void*> held;
+  visit_tensors(model, "", once, held);
 }
 }  // namespace detail
 

@@ -37,7 +37,8 @@ namespace fusegrad::nn {
 //   fusegrad parameters 1
 //   <name> <scalar type> <rank> <extent>...
 //   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale;
-//                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload)
+//                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload;
+//                                a float's signalling NaN comes back quiet, as converting it to double leaves it)
 //   end                         (a file cut short, even inside a number, has none)
 namespace detail {
 inline constexpr std::string_view parameters_header = "fusegrad parameters 1";

@@ -231,7 +231,8 @@ class BasicTensor {
           "fusegrad::Tensor::requires_grad_(false): only leaves can change requires_grad; call detach() "
           "to get a leaf from a computed tensor");
     }
-    if (on != impl_->requires_grad) on ? impl_->storage->join_grad_leaf() : impl_->storage->leave_grad_leaf();
+    if (on != impl_->counted_grad_leaf) on ? impl_->storage->join_grad_leaf() : impl_->storage->leave_grad_leaf();
+    impl_->counted_grad_leaf = on;
     impl_->requires_grad = on;
     return *this;
   }

@@ -27,8 +27,8 @@ namespace detail {
 template <Scalar T>
 class cat_node final : public node<T> {
  public:
-  cat_node(std::span<const BasicTensor<T>> parts, std::int64_t axis, std::size_t size) : axis_(axis) {
-    this->size = size;
+  cat_node(std::span<const BasicTensor<T>> parts, std::int64_t axis, std::size_t output_size) : axis_(axis) {
+    this->size = output_size;
     std::unordered_map<tensor_impl<T>*, std::ptrdiff_t> edge_of_tensor;  // the same tensor twice: one edge
     for (const BasicTensor<T>& p : parts) {
       tensor_impl<T>* impl = p.impl();

@@ -35,6 +35,9 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   // A view made while grad mode was off of a tensor computed from tensors that require grad:
   // written in place in grad mode, it would change values backward reads (check_in_place refuses).
   bool views_grad_result = false;
+  // Counted in its storage's grad_leaves: a leaf that requires grad. Its own flag, since a recorded output, whose
+  // grad_fn its block's destroy() clears before this destructor runs, would otherwise look like such a leaf.
+  bool counted_grad_leaf = false;
   // Has a name in tensor_names (t.name("w")); read by pictures on any thread, hence atomic.
   std::atomic<bool> named{false};
   // A fused node will compute the values when they are first read. Set once at recording,
@@ -49,7 +52,7 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   tensor_impl(stored_extents e, ref<tensor_storage<T>> s) noexcept : extents(std::move(e)), storage(std::move(s)) {}
   ~tensor_impl() {
     if (grad_fn) leave(*grad_fn);
-    if (requires_grad && !grad_fn && storage) storage->leave_grad_leaf();
+    if (counted_grad_leaf && storage) storage->leave_grad_leaf();
     if (named.load(std::memory_order_relaxed)) [[unlikely]]
       tensor_names::forget(this);
   }
