@@ -33,8 +33,14 @@ class tensor_layout {
     visit(0, 0, [&](std::size_t offset) { width_ = std::max(width_, cell(offset).size()); });
   }
 
-  // `bracket_column`: the column where the outermost bracket stands (7, after "tensor(").
-  void write(std::ostream& os, std::size_t bracket_column) const { write_axis(os, 0, 0, bracket_column); }
+  // `bracket_column`: the column where the outermost bracket stands (7, after "tensor("). No values and more than one
+  // axis print as PyTorch prints them, "[], size=(0, 2)": no brackets can show an empty axis that is not the only one.
+  void write(std::ostream& os, std::size_t bracket_column) const {
+    if (extents_.size() == 0 && extents_.rank() != 1)
+      os << "[], size=" << extents_.to_string();
+    else
+      write_axis(os, 0, 0, bracket_column);
+  }
 
  private:
   // The indices shown along `axis`, with npos where "..." stands.

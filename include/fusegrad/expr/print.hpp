@@ -3,12 +3,12 @@
 
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/tensor_layout.hpp>
 #include <fusegrad/expr/closure.hpp>
 #include <fusegrad/expr/eval.hpp>
-#include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/visit.hpp>
 #include <fusegrad/shape/extents.hpp>
 
@@ -23,14 +23,16 @@ template <class E>
 std::ostream& operator<<(std::ostream& os, const E& expr) {
   if constexpr (detail::one_scalar_type_v<E>) {  // otherwise the one error of mixed scalar types, and nothing more
     using T = typename E::value_type;
+    const auto value = eval(expr);  // a number for rank 0, else the values in row-major order
+    const T* values = [&] {
+      if constexpr (std::is_same_v<std::remove_cv_t<decltype(value)>, T>)
+        return &value;
+      else
+        return value.data();
+    }();
     const Extents extents = expr.extents();
-    auto values = make_storage<T, typename E::static_shape>(extents);
-    detail::evaluate_into(expr, extents, values.data());
-    std::ostringstream out;                          // built aside, so the caller's width applies to the whole text
-    if (extents.size() == 0 && extents.rank() != 1)  // no brackets can show an empty axis that is not the only one
-      out << "[], size=" << extents.to_string();
-    else
-      detail::tensor_layout<T>(values.data(), extents, os).write(out, 0);
+    std::ostringstream out;  // built aside, so the caller's width applies to the whole text
+    detail::tensor_layout<T>(values, extents, os).write(out, 0);
     os << out.str();
   }
   return os;

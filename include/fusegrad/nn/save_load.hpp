@@ -53,10 +53,12 @@ inline constexpr std::string_view nan_prefix = "nan:";
 
 inline std::string hexfloat(double v) {
   char buffer[64];
-  const auto written = std::isnan(v)
-                           ? std::to_chars(buffer, buffer + sizeof buffer, std::bit_cast<std::uint64_t>(v), 16)
-                           : std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
-  return (std::isnan(v) ? std::string(nan_prefix) : std::string()) + std::string(buffer, written.ptr);
+  if (std::isnan(v)) {
+    const auto written = std::to_chars(buffer, buffer + sizeof buffer, std::bit_cast<std::uint64_t>(v), 16);
+    return std::string(nan_prefix) + std::string(buffer, written.ptr);
+  }
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
+  return std::string(buffer, written.ptr);
 }
 
 // The value a token of the file stands for, or nothing when it is not one hexfloat writes (or "nan", "-nan").

@@ -94,10 +94,7 @@ using argmax_op = detail::arg_extremum_op<detail::argmax_order, A, K>;
 /// gradient flows through them. `fg::argmin` in ops/argmin.hpp.
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto argmax(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<argmax_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<argmax_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<argmax_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -16,10 +16,7 @@ using argmin_op = detail::arg_extremum_op<detail::argmin_order, A, K>;
 /// The index of the smallest element: `fg::argmin(x, fg::axes<0>)`, `fg::argmin(x)` (flat).
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto argmin(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<argmin_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<argmin_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<argmin_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -74,10 +74,7 @@ struct log_softmax_op {
 /// PyTorch requires dim: over a batch of rows, the whole batch is rarely meant.
 template <Differentiable X, class A>
 [[nodiscard]] constexpr auto log_softmax(X&& x, A) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<log_softmax_op<A>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<log_softmax_op<AllAxes>>(std::forward<X>(x));
+  return detail::make_materialized<log_softmax_op<detail::checked_axes_t<A>>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

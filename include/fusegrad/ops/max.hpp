@@ -35,10 +35,7 @@ using max_op = detail::extremum_op<max_order, A, K>;
 /// tied maxima over one axis, shared among them over several, as in PyTorch).
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto max(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<max_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<max_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<max_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

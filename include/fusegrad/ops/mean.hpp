@@ -45,10 +45,7 @@ struct mean_op : sum_op<A, K> {
 /// Mean of all elements, or over chosen axes: `fg::mean(x)`, `fg::mean(x, fg::axes<0>, fg::keepdims)`.
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto mean(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<mean_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<mean_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<mean_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -33,10 +33,7 @@ using min_op = detail::extremum_op<min_order, A, K>;
 /// The smallest element: `fg::min(x)`, `fg::min(x, fg::axes<0>)`, `fg::min(x, fg::axes<0>, fg::keepdims)`.
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto min(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<min_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<min_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<min_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

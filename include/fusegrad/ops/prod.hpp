@@ -61,10 +61,7 @@ struct prod_op {
 /// The product: `fg::prod(x)`, `fg::prod(x, fg::axes<1>)`, `fg::prod(x, fg::axes<1>, fg::keepdims)`.
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto prod(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<prod_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<prod_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<prod_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

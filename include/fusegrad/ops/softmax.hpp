@@ -13,10 +13,7 @@ namespace fusegrad {
 /// softmax(x, dim), for any set of axes; required, as for log_softmax).
 template <Differentiable X, class A>
 [[nodiscard]] constexpr auto softmax(X&& x, A /*axes*/) {
-  if constexpr (detail::axes_argument<A>())
-    return exp(detail::make_materialized<log_softmax_op<A, true>>(std::forward<X>(x)));
-  else  // after the one error above
-    return exp(detail::make_materialized<log_softmax_op<AllAxes, true>>(std::forward<X>(x)));
+  return exp(detail::make_materialized<log_softmax_op<detail::checked_axes_t<A>, true>>(std::forward<X>(x)));
 }
 
 }  // namespace fusegrad

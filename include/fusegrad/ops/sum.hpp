@@ -48,10 +48,7 @@ struct sum_op : sum_op_base {
 /// `fg::sum(x, fg::axes<1>)` sums axis 1; `fg::sum(x, fg::axes<1>, fg::keepdims)` keeps it as 1.
 template <Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto sum(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<sum_op<A, K>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<sum_op<AllAxes, K>>(std::forward<X>(x));
+  return detail::make_materialized<sum_op<detail::checked_axes_t<A>, K>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -107,10 +107,7 @@ struct variance_op {
 /// `fg::variance<0>(x, fg::axes<1>, fg::keepdims)` (correction 0: the population variance).
 template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto variance(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<variance_op<A, K, Correction>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<variance_op<AllAxes, K, Correction>>(std::forward<X>(x));
+  return detail::make_materialized<variance_op<detail::checked_axes_t<A>, K, Correction>>(std::forward<X>(x));
 }
 
 /// The standard deviation over the axes A, with variance_op's correction:
@@ -150,10 +147,7 @@ struct stddev_op {
 /// The standard deviation: `fg::stddev(x)` (unbiased, over every axis), `fg::stddev<0>(x, fg::axes<1>)`.
 template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto stddev(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  if constexpr (detail::axes_argument<A>())
-    return detail::make_materialized<stddev_op<A, K, Correction>>(std::forward<X>(x));
-  else  // after the one error above
-    return detail::make_materialized<stddev_op<AllAxes, K, Correction>>(std::forward<X>(x));
+  return detail::make_materialized<stddev_op<detail::checked_axes_t<A>, K, Correction>>(std::forward<X>(x));
 }
 
 }  // namespace fusegrad

@@ -29,16 +29,19 @@ concept AxesType = std::same_as<A, AllAxes> || requires {
 
 namespace detail {
 
-// Whether an operation's axes argument is one, with the one error that says how axes are given where it is not: a
-// number (PyTorch's dim=1) would otherwise match no overload, and the compiler would list every candidate.
+// An operation's axes argument, checked: A itself when it is axes, else (after the one error that says how axes are
+// given) every axis, so that nothing adds a second error. A number (PyTorch's dim=1) would otherwise match no
+// overload, and the compiler would list every candidate.
 template <class A>
-constexpr bool axes_argument() {
+struct checked_axes {
   static_assert(AxesType<A>,
                 "fusegrad: axes are given at compile time, as fg::axes<1> or fg::axes<0, 2> (fg::all_axes for every "
                 "axis), then fg::keepdims if wanted; not as a number (PyTorch's dim=1). The larger or smaller of two "
                 "expressions is fg::maximum or fg::minimum");
-  return AxesType<A>;
-}
+  using type = std::conditional_t<AxesType<A>, A, AllAxes>;
+};
+template <class A>
+using checked_axes_t = typename checked_axes<A>::type;
 
 // The reduction rule, written once for static shapes and run-time extents alike.
 // Marks in `mask` the axes A reduces of a shape of rank `rank` (all of them for AllAxes);

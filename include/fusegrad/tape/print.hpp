@@ -21,10 +21,7 @@ std::ostream& operator<<(std::ostream& os, const BasicTensor<T>& t) {
   if (!t.defined()) return os << "tensor(undefined)";
   std::ostringstream out;  // built aside, so the caller's width applies to the whole text
   out << "tensor(";
-  if (t.numel() == 0 && t.dim() != 1)  // PyTorch's form: no brackets can show an empty axis that is not the only one
-    out << "[], size=" << t.shape().to_string();
-  else
-    detail::tensor_layout<T>(t.data(), t.shape(), os).write(out, 7);
+  detail::tensor_layout<T>(t.data(), t.shape(), os).write(out, 7);
   if (!t.is_leaf())
     out << ", grad_fn=" << t.grad_fn_name();
   else if (t.requires_grad())
