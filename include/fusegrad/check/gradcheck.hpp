@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <fusegrad/check/gradcheck_report.hpp>
+#include <fusegrad/check/gradcheck_rules.hpp>
 #include <fusegrad/check/numeric_gradient.hpp>
 #include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/error.hpp>
@@ -64,11 +65,6 @@ template <class F, class Args, std::size_t... I>
 auto call_without_options(F&& check, const Args& args, std::index_sequence<I...>) {
   return check(std::get<sizeof...(I)>(args), std::get<I>(args)...);
 }
-
-template <class V>
-inline constexpr bool is_owning_var_v = false;
-template <Scalar T, ShapeType S>
-inline constexpr bool is_owning_var_v<Var<T, S>> = true;
 
 template <class U, class V>
 Var<U, typename V::static_shape> var_copy(const V& v) {
@@ -121,17 +117,6 @@ double scalar_value(const Result& r) {
     return real_part(r);
 }
 
-// What fn returns on Vars of double of the vars' shapes; void when it cannot take them.
-template <class F, class... Vars>
-struct result_on_doubles {
-  using type = void;
-};
-template <class F, class... Vars>
-  requires std::invocable < F&, const Var<double, typename Vars::static_shape>
-&... > struct result_on_doubles<F, Vars...> {
-  using type = std::remove_cvref_t<std::invoke_result_t<F&, const Var<double, typename Vars::static_shape>&...>>;
-};
-
 // gradcheck_vars once its rules hold.
 template <class F, class... Vars>
 GradcheckReport gradcheck_checked_vars(const GradcheckOptions& options, F&& fn, const Vars&... vars) {
@@ -183,45 +168,6 @@ GradcheckReport gradcheck_checked_vars(const GradcheckOptions& options, F&& fn, 
   }
   const auto [atol, rtol] = default_tolerances<T>();
   return judge(inputs, use_complex_step, std::move(note), options.atol.value_or(atol), options.rtol.value_or(rtol));
-}
-
-// Whether gradcheck can check fn on these vars, with one error for the first rule that fails (each assertion only
-// where those before it hold), so that gradcheck_vars compiles nothing more after it.
-template <class F, class... Vars>
-constexpr bool checkable_on_vars() {
-  constexpr bool all_vars = (is_owning_var_v<Vars> && ...);
-  static_assert(all_vars,
-                "fusegrad::gradcheck(fn, inputs...): the inputs are all Vars (the static layer) or all Tensors; "
-                "data that fn reads can be captured as plain numbers, or passed as one more input; options go last, "
-                "as fg::GradcheckOptions{.rtol = 1e-4}");
-  if constexpr (!all_vars) {
-    return false;
-  } else {
-    using T = typename std::tuple_element_t<0, std::tuple<Vars...>>::value_type;
-    constexpr bool one_type = (std::is_same_v<typename Vars::value_type, T> && ...);
-    constexpr bool real = std::is_floating_point_v<T>;
-    constexpr bool takes_doubles = std::invocable<F&, const Var<double, typename Vars::static_shape>&...>;
-    using R = typename result_on_doubles<F, Vars...>::type;
-    constexpr bool expression = Differentiable<R>;
-    constexpr bool scalar = [] {
-      if constexpr (Differentiable<R>)
-        return R::static_shape::rank == 0;
-      else
-        return false;
-    }();
-    static_assert(one_type, "fusegrad::gradcheck(fn, vars...): every var has the same scalar type");
-    static_assert(!one_type || real, "fusegrad::gradcheck(fn, vars...): vars of float or double");
-    static_assert(!(one_type && real) || takes_doubles,
-                  "fusegrad::gradcheck(fn, vars...): fn must also take Vars of double (write it for any scalar type: "
-                  "[](const auto& x) { ... }); the references are computed in double");
-    static_assert(!(one_type && real && takes_doubles) || expression,
-                  "fusegrad::gradcheck(fn, vars...): fn must return the expression (fg::sum(...)), not a number "
-                  "(fg::eval computes one) or nothing: gradcheck differentiates it");
-    static_assert(
-        !(one_type && real && takes_doubles && expression) || scalar,
-        "fusegrad::gradcheck(fn, vars...): fn must return a scalar expression (reduce it: fg::sum, fg::mean)");
-    return one_type && real && takes_doubles && expression && scalar;
-  }
 }
 
 // The static layer: every input is a Var.
@@ -328,22 +274,11 @@ GradcheckReport gradcheck_checked_tensors(const GradcheckOptions& options, F&& f
 }
 
 // The tape: every input is a Tensor. fn runs on copies, so the inputs, their gradients and
-// their graphs are left as they were. One error for the first rule that fails, and nothing compiled after it.
+// their graphs are left as they were.
 template <class F, Scalar T, class... More>
 GradcheckReport gradcheck_tensors(const GradcheckOptions& options, F&& fn, const BasicTensor<T>& first,
                                   const More&... more) {
-  constexpr bool one_type = (std::is_same_v<More, BasicTensor<T>> && ...);
-  constexpr bool real = std::is_floating_point_v<T>;
-  constexpr bool takes_doubles =
-      std::invocable<F&, const Tensor&, const decltype((void)std::declval<More>(), std::declval<Tensor>())&...>;
-  static_assert(one_type,
-                "fusegrad::gradcheck(fn, tensors...): the inputs are all Tensors of one scalar type (or all Vars); "
-                "options go last, as fg::GradcheckOptions{.rtol = 1e-4}");
-  static_assert(!one_type || real, "fusegrad::gradcheck(fn, tensors...): tensors of float or double");
-  static_assert(!(one_type && real) || takes_doubles,
-                "fusegrad::gradcheck(fn, tensors...): fn must take fg::Tensor (double) arguments too: the references "
-                "are computed in double");
-  if constexpr (!(one_type && real && takes_doubles))
+  if constexpr (!checkable_on_tensors<F, T, More...>())
     return GradcheckReport{};
   else
     return gradcheck_checked_tensors(options, fn, first, more...);
