@@ -101,13 +101,17 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   }
 
   // A leaf over these values starts or stops requiring grad (grad_leaves).
-  void join_grad_leaf() noexcept {
-    if (grad_leaves.load(std::memory_order_relaxed) != UINT8_MAX) grad_leaves.fetch_add(1, std::memory_order_relaxed);
-  }
-  void leave_grad_leaf() noexcept {
-    if (grad_leaves.load(std::memory_order_relaxed) != UINT8_MAX) grad_leaves.fetch_sub(1, std::memory_order_relaxed);
-  }
+  // One compare-and-swap each, so that two threads at 254 cannot both add and wrap the count to 0.
+  void join_grad_leaf() noexcept { step_grad_leaves(+1); }
+  void leave_grad_leaf() noexcept { step_grad_leaves(-1); }
   [[nodiscard]] bool has_grad_leaves() const noexcept { return grad_leaves.load(std::memory_order_relaxed) != 0; }
+
+  void step_grad_leaves(int step) noexcept {
+    std::uint8_t count = grad_leaves.load(std::memory_order_relaxed);
+    while (count != UINT8_MAX && !grad_leaves.compare_exchange_weak(count, static_cast<std::uint8_t>(count + step),
+                                                                    std::memory_order_relaxed)) {
+    }
+  }
 
   void add_deferred_reader(node<T>* n) {
     const spin_lock_guard lock(readers_lock);
