@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -262,6 +263,25 @@ TEST(ExpressionPicture, AnUnrecordedExpressionOfTensorsHasTheShapesOfThisRun) {
   EXPECT_TRUE(DotPicture(fg::to_dot(fg::exp(t), fg::DotOptions{}.name(t, "input"))).has_label("input\nTensor (2, 3)"));
   EXPECT_TRUE(p.has_label("exp\n(2, 3)"));
   EXPECT_TRUE(p.has_edge("2", "mul\n(2, 3)"));
+  // t takes no gradient, so it is white, as a Const is; a tensor that requires grad is a parameter.
+  EXPECT_EQ(p.count(fg::dot_colors::constant), 1u);
+  EXPECT_EQ(p.count(fg::dot_colors::parameter), 0u);
+  const fg::Tensor w = fg::Tensor::full({2, 3}, 2.0).requires_grad_();
+  const DotPicture q(fg::to_dot(t * w));
+  EXPECT_EQ(q.count(fg::dot_colors::constant), 1u);
+  EXPECT_EQ(q.count(fg::dot_colors::parameter), 1u);
+}
+
+// Past z, unnamed leaves are lettered again with a round: a1 to z1, then a2, so no name stands for two leaves. A
+// recorded node names the tensors it reads the same way.
+TEST(ExpressionPicture, LeavesPastTheTwentySixthAreLetteredAgainWithTheirRound) {
+  std::vector<fg::Tensor> t;
+  for (int k = 0; k < 28; ++k) t.push_back(fg::Tensor::full({1}, k));
+  const auto sum_of_all = [&]<std::size_t... K>(std::index_sequence<K...>) { return (t[K] + ...); };
+  const DotPicture p(fg::to_dot(sum_of_all(std::make_index_sequence<28>{})));
+  for (const char* name : {"a", "z", "a1", "b1"}) EXPECT_TRUE(p.has_label(std::string(name) + "\nTensor (1)")) << name;
+  EXPECT_FALSE(p.has_label("c1\nTensor (1)"));
+  EXPECT_EQ(p.count(fg::dot_colors::operation), 27u);
 }
 
 TEST(TypeName, OneLineWhenItFits) {

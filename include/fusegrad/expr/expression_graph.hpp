@@ -37,6 +37,7 @@ struct expression_vertex {
   std::string shape;                  // the static shape, "(3, dyn)"; a Tensor's shape at run time
   std::vector<std::size_t> operands;  // vertex indices of the operands, left to right
   const void* identity = nullptr;  // a leaf's values (a Var's, a Tensor's implementation): the same leaf twice has one
+  bool takes_grad = false;         // a leaf that receives a gradient: a Var, a Tensor that requires grad
   [[nodiscard]] bool is_leaf() const noexcept { return what != kind::operation; }
 };
 
@@ -107,7 +108,9 @@ std::size_t add_vertices(const E& e, Label& label, expression_graph& g) {
     v.identity = leaf_identity(e);
     if constexpr (requires { e.impl(); }) {
       v.what = expression_vertex::kind::tensor;
+      v.takes_grad = e.requires_grad();
     } else {
+      v.takes_grad = E::takes_grad;
       if constexpr (E::takes_grad)
         v.what = expression_vertex::kind::var;
       else
@@ -126,6 +129,15 @@ std::size_t add_vertices(const E& e, Label& label, expression_graph& g) {
   return g.vertices.size() - 1;
 }
 
+}  // namespace detail
+
+namespace detail {
+// The name of the k-th unnamed leaf in an expression's text and pictures: a to z, then a1 to z1, a2...
+inline std::string leaf_letter(std::size_t k) {
+  std::string name(1, char('a' + k % 26));
+  if (k >= 26) name += std::to_string(k / 26);
+  return name;
+}
 }  // namespace detail
 
 /// The graph of expression `e`; `label(leaf)` gives each leaf occurrence's label.

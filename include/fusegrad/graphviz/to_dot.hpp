@@ -61,7 +61,7 @@ class leaf_namer {
       const auto seen = std::find(unnamed_.begin(), unnamed_.end(), identity);
       const std::size_t k = std::size_t(seen - unnamed_.begin());
       if (seen == unnamed_.end()) unnamed_.push_back(identity);
-      return k < 26 ? std::string(1, char('a' + k)) : "x" + std::to_string(k);
+      return leaf_letter(k);
     }
   }
 
@@ -83,7 +83,8 @@ inline std::string leaf_kind_text(const expression_vertex& v) {
 }  // namespace detail
 
 /// A static expression's graph, from its type, in DOT: each leaf as a box with its name (a, b
-/// ... or DotOptions::name), its kind (Var light blue, Const white) and its static shape (dyn
+/// ... or DotOptions::name), its kind (light blue where it takes a gradient: a Var, a Tensor that
+/// requires grad; white otherwise: a Const, a Tensor that does not) and its static shape (dyn
 /// where only the run time knows an extent), each number as plain text, each operation as a
 /// grey box with its result's static shape, and the value as a green box. An expression of
 /// Tensors not yet recorded is drawn the same way, with the shapes of this run (record it,
@@ -110,7 +111,7 @@ template <Expression E>
       }
       leaf_boxes.emplace_back(v.identity, box[k]);
       dot.box(box[k], v.label + "\n" + detail::leaf_kind_text(v) + " " + v.shape,
-              v.what == expression_vertex::kind::constant ? dot_colors::constant : dot_colors::parameter);
+              v.takes_grad ? dot_colors::parameter : dot_colors::constant);
     } else {
       dot.box(box[k], v.op + "\n" + v.shape, dot_colors::operation);
       for (const std::size_t operand : v.operands) dot.edge(box[operand], box[k]);

@@ -16,7 +16,6 @@
 #include <Eigen/Core>
 #include <boost/mp11/algorithm.hpp>
 
-#include <fusegrad/detail/concat.hpp>
 #include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/expr/analytic.hpp>
 #include <fusegrad/expr/children.hpp>
@@ -301,7 +300,7 @@ class fused_node final : public node<typename E::value_type> {
   [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
     const auto reads = read();
     const auto k = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), leaf) - reads.begin());
-    return k < 26 ? std::string(1, char('a' + k)) : concat("t", std::to_string(k));
+    return leaf_letter(k);
   }
 
   // this->inputs() and the tensors read, with their bounds known: loops over them unroll.
