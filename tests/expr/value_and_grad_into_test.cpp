@@ -55,6 +55,28 @@ TEST(ValueAndGradInto, MapsOverVectorsRefsAndNumbers) {
   EXPECT_DOUBLE_EQ(column[3], 1.5 * std::exp(3.0));
 }
 
+// One var's output needs no std::tie: an Eigen vector, a Map made in the call, a number.
+TEST(ValueAndGradInto, OneVarsOutputWithoutTie) {
+  const fg::Var<double, fg::Shape<3>> x{1.0, -2.0, 0.5};
+  Eigen::VectorXd dx(3);
+  // sum(x * x * x): 3 x^2.
+  EXPECT_DOUBLE_EQ(fg::value_and_grad_into(fg::sum(x * x * x), dx, x), 1.0 - 8.0 + 0.125);
+  EXPECT_EQ(dx, Eigen::Vector3d(3.0, 12.0, 0.75));
+
+  std::vector<double> memory(3, 7.0);
+  fg::value_and_grad_into(fg::sum(x * x), Eigen::Map<Eigen::ArrayXd>(memory.data(), 3), x);
+  EXPECT_EQ(memory, (std::vector<double>{2.0, -4.0, 1.0}));
+
+  const fg::Var<double, fg::Shape<>> s(2.0);
+  double ds = 0;
+  EXPECT_DOUBLE_EQ(fg::value_and_grad_into(s * fg::exp(s), ds, s), 2.0 * std::exp(2.0));
+  EXPECT_DOUBLE_EQ(ds, 3.0 * std::exp(2.0));  // (1 + s) e^s
+
+  Eigen::VectorXd too_short(2);
+  fg::test::expect_error<fg::shape_error>([&] { fg::value_and_grad_into(fg::sum(x * x), too_short, x); },
+                                          {"gradient 0 holds 2 values but its var has shape (3)"});
+}
+
 TEST(ValueAndGradInto, RowMajorMatrixOfARankTwoVar) {
   // h = sum(a * [1 2 3]): dh/da_ij = j + 1, laid out row by row.
   const fg::Var<double, fg::Shape<2, 3>> a(fg::Extents{2, 3}, {1, 2, 3, 4, 5, 6});

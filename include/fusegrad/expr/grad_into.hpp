@@ -74,6 +74,11 @@ bool overlap(const T* a, std::size_t n, const T* b, std::size_t m) {
   return n > 0 && m > 0 && std::less<const T*>{}(a, b + m) && std::less<const T*>{}(b, a + n);
 }
 
+template <class T>
+inline constexpr bool is_tuple_v = false;
+template <class... Ts>
+inline constexpr bool is_tuple_v<std::tuple<Ts...>> = true;
+
 template <class E, class... Outs, class... Vars>
 [[gnu::always_inline]] inline typename E::value_type value_and_grad_into_body(const E& f, std::tuple<Outs&...> outs,
                                                                               const Vars&... vars) {
@@ -197,6 +202,13 @@ template <Differentiable E, class... Outs, class... Vars>
     else
       return detail::value_and_grad_into_shared(f, gradients, vars...);
   }
+}
+
+/// The same for one var, whose output needs no std::tie: `double v = fg::value_and_grad_into(f, dx, x);`.
+template <Differentiable E, class Out, class Var>
+  requires(!detail::is_tuple_v<std::remove_cvref_t<Out>>)
+[[gnu::always_inline]] inline auto value_and_grad_into(const E& f, Out&& gradient, const Var& var) {
+  return value_and_grad_into(f, std::tie(gradient), var);
 }
 
 }  // namespace fusegrad
