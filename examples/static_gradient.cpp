@@ -52,7 +52,7 @@ int main() {
   Eigen::ArrayXd dw(1000);
   double loss = 0;
   for (int step = 0; step < 50; ++step) {
-    loss = fg::value_and_grad_into(fg::sum(fg::square(w - t)), std::tie(dw), w);
+    loss = fg::value_and_grad_into(fg::sum(fg::square(w - t)), dw, w);
     w.value() -= 0.1 * dw;  // each step shrinks w - t by 1 - 2 * 0.1
   }
   std::printf("loss at step 50 %.3e (1000 * 0.8^98 = %.3e)\n", loss, 1000 * std::pow(0.8, 98));
