@@ -1,4 +1,5 @@
 // expr/leaves_test.cpp -- Var and Const: building them from values and Eigen objects, views, and run-time shape errors.
+#include <cstddef>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -25,6 +26,16 @@ TEST(Leaves, FromAnInitializerList) {
   fg::Var<double, fg::Shape<fg::dyn, 2>> y(Extents{3, 2}, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(y.extents(), (Extents{3, 2}));
   expect_array_near(y.value(), {1, 2, 3, 4, 5, 6});
+}
+
+TEST(Leaves, ZerosOfExtentsInBraces) {
+  std::size_t n = 3;  // not a constant, as a length read at run time
+  const fg::Var<double, fg::Shape<fg::dyn>> x({n});
+  EXPECT_EQ(x.extents(), Extents{3});
+  expect_array_near(x.value(), {0, 0, 0});
+  const fg::Const<float, fg::Shape<2, fg::dyn>> c({2, n});
+  EXPECT_EQ(c.extents(), (Extents{2, 3}));
+  expect_error<fg::shape_error>([&] { fg::Var<double, fg::Shape<2, fg::dyn>> y({n, n}); }, {"(3, 3)", "(2, dyn)"});
 }
 
 TEST(Leaves, AWrongNumberOfValuesThrows) {

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <initializer_list>
+#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -49,8 +50,20 @@ class leaf_extents<S> {
 };
 
 // Values and extents of a leaf. Shared by Var and Const, which differ only in takes_grad.
-template <Scalar T, ShapeType S, class Storage>
+template <Scalar T, class S, class Storage>
 class leaf_data;
+
+// data_range<R, T>: a std::vector, std::array or other range passed where a leaf takes its values, which no constructor
+// copies; Extents (a range too) and anything that converts to it or to T are the arguments of other constructors, and
+// Eigen objects have their own.
+template <class R, class T>
+concept data_range = std::ranges::range<R> && !std::is_convertible_v<R, Extents> && !std::is_convertible_v<R, T> &&
+                     !std::is_base_of_v<Eigen::EigenBase<std::remove_cvref_t<R>>, std::remove_cvref_t<R>>;
+
+// A count given the way torch.zeros(3) takes one: numbers alone, to a leaf of rank >= 1.
+template <class S, class... N>
+concept numbers_for_extents = S::rank != 0 && sizeof...(N) != 0 &&
+                              (std::is_arithmetic_v<std::remove_cvref_t<N>> && ...);
 
 template <Scalar T, ShapeType S>
 class leaf_data<T, S, owning> {
@@ -83,6 +96,30 @@ class leaf_data<T, S, owning> {
                   "fusegrad::Var/Const: values are listed flat, in row-major order, not as rows in braces: "
                   "Var<double, Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}");
   }
+  /// Two more: a std::vector (or another range), which no constructor copies, and numbers alone, as torch.zeros(3)
+  /// takes a count.
+  template <class R>
+    requires data_range<R, T>
+  explicit leaf_data(R&&) {
+    if constexpr (is_static_v<S>)
+      static_assert(always_false<R>,
+                    "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
+                    "Var<double, Shape<3>> x; std::ranges::copy(v, x.data()); or view it without a copy: "
+                    "Var<double, Shape<3>, view> x(v.data(), {v.size()})");
+    else
+      static_assert(always_false<R>,
+                    "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
+                    "Var<double, Shape<dyn>> x({v.size()}); std::ranges::copy(v, x.data()); or view it without a "
+                    "copy: Var<double, Shape<dyn>, view> x(v.data(), {v.size()})");
+  }
+  template <class... N>
+    requires numbers_for_extents<S, N...>
+  explicit leaf_data(N&&...) {
+    static_assert(always_false<N...>,
+                  "fusegrad::Var/Const: numbers alone are neither a size nor values; n zeros: "
+                  "Var<double, Shape<dyn>> x({n}); n values: x({n}, {1.0, 2.0, ...}); a static shape takes its values "
+                  "in braces, Var<double, Shape<3>> x{1.0, 2.0, 3.0}, or none for zeros");
+  }
 
   /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
   explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)) {}
@@ -100,6 +137,12 @@ class leaf_data<T, S, owning> {
     require_fits<S>(extents, "fusegrad leaf");
     values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(extents.size()));
   }
+  /// The same from extents in braces, `x({n})`. Without it, {n} would reach both Extents and, through the copy
+  /// constructor, the diagnostic for numbers alone: two user-defined conversions, an ambiguity. To an array of
+  /// extents it is a standard conversion, which wins.
+  template <std::size_t R>
+  explicit leaf_data(const std::size_t (&extents)[R]) requires(S::rank != 0)
+      : leaf_data(Extents(std::span<const std::size_t>(extents, R))) {}
 
   /// From an Eigen object, copied: a vector type for a rank-1 shape, any other matrix or
   /// array for a rank-2 shape (eigen_extents, the rule Tensor::from follows too).
@@ -183,6 +226,14 @@ class leaf_data<T, S, view> {
                   "fusegrad: a view leaf reads its values row-major, and this Eigen matrix is column-major (Eigen's "
                   "default); view an Eigen matrix declared with Eigen::RowMajor, or copy it into an owning leaf");
   }
+  /// A std::vector (or another range) is viewed through its pointer and extents.
+  template <class R>
+    requires data_range<R, T>
+  explicit leaf_data(R&&) {
+    static_assert(always_false<R>,
+                  "fusegrad::Var/Const: a view leaf takes a pointer and extents, not a std::vector or another range: "
+                  "Var<double, Shape<dyn>, view> x(v.data(), {v.size()}) (v must outlive x)");
+  }
   /// A view of a temporary Eigen object would dangle once the statement ends.
   template <class Derived>
   explicit leaf_data(const Eigen::PlainObjectBase<Derived>&&) {
@@ -203,36 +254,58 @@ class leaf_data<T, S, view> {
   [[no_unique_address]] leaf_extents<S> extents_;
 };
 
+// The shape of a Var or Const that names none, Var<double>, or names a type that is not a Shape: its leaf is then a
+// Shape<dyn> vector that takes any arguments, so that the static_assert of Var or Const is the one error.
+struct shape_not_given {};
+
+template <Scalar T, class Storage>
+class leaf_data<T, shape_not_given, Storage> : public leaf_data<T, Shape<dyn>, owning> {
+ public:
+  template <class... A>
+  explicit leaf_data(A&&...) : leaf_data<T, Shape<dyn>, owning>(Extents{0}) {}
+  leaf_data(std::initializer_list<T>) : leaf_data() {}
+  leaf_data(std::initializer_list<std::initializer_list<T>>) : leaf_data() {}
+  leaf_data(const Extents&, std::initializer_list<T>) : leaf_data() {}
+};
+
 // The scalar type a leaf stores: T, or double where T is not a Scalar, so that the leaf's own static_assert is the one
-// error (a constrained T would add knock-on errors for every use of the leaf).
+// error (a constrained T would add knock-on errors for every use of the leaf). The same for its shape.
 template <class T>
 using leaf_scalar_t = std::conditional_t<Scalar<T>, T, double>;
+template <class S>
+using leaf_shape_t = std::conditional_t<ShapeType<S>, S, shape_not_given>;
 }  // namespace detail
 
 /// A variable: a leaf that receives gradients. `Var<double, Shape<3>> x{1.0, 2.0, 3.0};`
 /// Static shapes up to max_fixed_bytes own fixed-size storage, so no heap is touched.
 /// `Var<double, Shape<dyn>, view> x(data, {n});` reads caller memory without copying.
 /// Example: examples/static_gradient.cpp.
-template <class T, ShapeType S, class Storage = owning>
-class Var : public detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage> {
+template <class T, class S = detail::shape_not_given, class Storage = owning>
+class Var : public detail::leaf_data<detail::leaf_scalar_t<T>, detail::leaf_shape_t<S>, Storage> {
   static_assert(Scalar<T>,
                 "fusegrad::Var<T, S>: T is not a scalar type fusegrad differentiates; use float, double, "
                 "std::complex<float> or std::complex<double> (an integer tensor has no gradient)");
+  static_assert(!std::is_same_v<detail::leaf_shape_t<S>, detail::shape_not_given>,
+                "fusegrad::Var<T, S>: S is the shape, a type: fg::Var<double, fg::Shape<3>>, or "
+                "fg::Shape<fg::dyn> for an extent known at run time");
 
  public:
-  using detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage>::leaf_data;
+  using detail::leaf_data<detail::leaf_scalar_t<T>, detail::leaf_shape_t<S>, Storage>::leaf_data;
   static constexpr bool takes_grad = true;
 };
 
 /// A constant: a leaf that never receives gradients (data, targets, literals).
-template <class T, ShapeType S, class Storage = owning>
-class Const : public detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage> {
+template <class T, class S = detail::shape_not_given, class Storage = owning>
+class Const : public detail::leaf_data<detail::leaf_scalar_t<T>, detail::leaf_shape_t<S>, Storage> {
   static_assert(Scalar<T>,
                 "fusegrad::Const<T, S>: T is not a scalar type fusegrad computes with; use float, double, "
                 "std::complex<float> or std::complex<double> (convert integer data to one of them)");
+  static_assert(!std::is_same_v<detail::leaf_shape_t<S>, detail::shape_not_given>,
+                "fusegrad::Const<T, S>: S is the shape, a type: fg::Const<double, fg::Shape<3>>, or "
+                "fg::Shape<fg::dyn> for an extent known at run time");
 
  public:
-  using detail::leaf_data<detail::leaf_scalar_t<T>, S, Storage>::leaf_data;
+  using detail::leaf_data<detail::leaf_scalar_t<T>, detail::leaf_shape_t<S>, Storage>::leaf_data;
   static constexpr bool takes_grad = false;
 };
 
