@@ -166,6 +166,21 @@ TYPED_TEST(TensorTyped, FromValuesAndExtentsChecksTheCount) {
   expect_array_near(Tensor::from(by_columns, {6}).eigen(), {1, 4, 2, 5, 3, 6});
 }
 
+TYPED_TEST(TensorTyped, FromRowsInBracesIsAMatrix) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor t = Tensor::from({{1, 2, 3}, {4, 5.5, 6}});  // torch.tensor([[1, 2, 3], [4, 5.5, 6]])
+  EXPECT_EQ(t.shape(), (Extents{2, 3}));
+  expect_array_near(t.eigen(), {1, 2, 3, 4, 5.5, 6});
+  EXPECT_EQ(t.matrix()(1, 1), TypeParam(5.5));
+  const Tensor row = Tensor::from({{7, 8}});
+  EXPECT_EQ(row.shape(), (Extents{1, 2}));
+  expect_array_near(row.eigen(), {7, 8});
+  const Tensor column = Tensor::from({{7}, {8}, {9}});
+  EXPECT_EQ(column.shape(), (Extents{3, 1}));
+  expect_array_near(column.eigen(), {7, 8, 9});
+  expect_error<fg::shape_error>([] { (void)Tensor::from({{1, 2}, {3}}); }, {"rows of 2 and 1 values"});
+}
+
 TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {
   using Tensor = typename TestFixture::Tensor;
   std::vector<TypeParam> buffer{1, 2, 3, 4};

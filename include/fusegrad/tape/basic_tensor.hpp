@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -18,6 +20,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/any_shape.hpp>
@@ -45,6 +48,12 @@ inline constexpr bool is_tensor_v = false;
 template <class E>
   requires Scalar<typename E::value_type>
 inline constexpr bool is_tensor_v<E> = std::is_base_of_v<BasicTensor<typename E::value_type>, E>;
+
+// tensor_data<D>: a std::vector, another range (but Extents) or an Eigen object handed to a Tensor's constructor, which
+// takes none of them: the factories copy or borrow them.
+template <class D>
+concept tensor_data = !Differentiable<D> && !is_tensor_v<D> && !std::is_same_v<D, Extents> &&
+                      (std::ranges::range<D> || std::is_base_of_v<Eigen::EigenBase<D>, D>);
 }  // namespace detail
 
 /// A tensor of the dynamic layer: a handle (copies share values, gradient and graph node)
@@ -70,6 +79,15 @@ class BasicTensor {
   template <class E>
     requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
   BasicTensor(E&& expr);  // NOLINT: implicit, so `Tensor loss = fg::mean(...)` reads naturally
+  /// Data goes through a factory: one diagnostic that names them, where no constructor would match.
+  template <class D>
+    requires detail::tensor_data<std::remove_cvref_t<D>>
+  explicit BasicTensor(D&&) {
+    static_assert(detail::always_false<D>,
+                  "fusegrad::Tensor: a tensor is not constructed from a std::vector, another range or an Eigen object; "
+                  "copy the values: Tensor::from(v, {v.size()}), Tensor::from(eigen); or borrow them (no copy): "
+                  "Tensor::from_blob(v.data(), {v.size()})");
+  }
 
   // Factories.
   static BasicTensor zeros(const Extents& e) { return full(e, T(0)); }
@@ -138,6 +156,19 @@ class BasicTensor {
   }
   static BasicTensor from(std::initializer_list<T> values, const Extents& e) {
     return from(std::span<const T>(values.begin(), values.size()), e);
+  }
+  /// A matrix from its rows in braces, as torch.tensor([[1, 2], [3, 4]]): `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})` has
+  /// shape (2, 2); the rows have one length. Not for complex values, which braces write as {re, im}.
+  static BasicTensor from(std::initializer_list<std::initializer_list<T>> rows) requires std::floating_point<T> {
+    const std::size_t cols = rows.size() == 0 ? 0 : rows.begin()->size();
+    for (const auto& row : rows)
+      if (row.size() != cols)
+        throw shape_error("fusegrad::Tensor::from: rows of " + std::to_string(cols) + " and " +
+                          std::to_string(row.size()) + " values; every row of a matrix has the same length");
+    BasicTensor t = empty({rows.size(), cols});
+    T* out = t.impl_->storage->data;
+    for (const auto& row : rows) out = std::copy(row.begin(), row.end(), out);
+    return t;
   }
   /// A scalar tensor.
   static BasicTensor scalar(T value) { return full(Extents{}, value); }
