@@ -60,7 +60,11 @@ struct log1mexp_op {
     else
       return (x > pick::threshold).select(near_zero, below);
   }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy / math::expm1(-x); }
+  // 0 - x rather than -x: +0 for both zeros, so that the slope at x = 0 is -inf, the limit from below, whichever zero.
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
+    using T = typename std::decay_t<decltype(x)>::Scalar;
+    return -dy / math::expm1(T(0) - x);
+  }
 };
 
 /// Element-wise log(1 - exp(x)) for x <= 0, accurate at both ends (see log1mexp_op).

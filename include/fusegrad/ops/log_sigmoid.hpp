@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/vector_math.hpp>
 #include <fusegrad/ops/softplus.hpp>
 
 namespace fusegrad {
@@ -13,15 +14,15 @@ namespace fusegrad {
 /// model. It is softplus mirrored, log(sigmoid(x)) = -softplus(-x), and takes softplus's
 /// overflow-free form.
 ///   value: y = -softplus(-x) = min(x, 0) - log1p(exp(-|x|))
-///   vjp:   dx = dy * sigmoid(-x)
+///   vjp:   dx = dy * sigmoid(-x) = dy * -expm1(y)   (softplus's slope, mirrored)
 /// At x = -1000 the value is -1000 and the gradient 1; at x = 1000, 0 and 0.
 struct log_sigmoid_op {
   static constexpr std::string_view name = "log_sigmoid";
   static constexpr std::string_view backward_name = "LogSigmoidBackward";
-  static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr vjp_needs needs = vjp_needs::output;
   static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
   static auto value(const auto& x) { return -softplus_op::value(-x); }
-  static auto vjp(const auto& dy, const auto& x, const auto& y) { return softplus_op::vjp(dy, -x, y); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * -math::expm1(y); }
 };
 
 /// Element-wise log(sigmoid(x)), finite for every finite x.

@@ -7,20 +7,21 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/detail/vector_math.hpp>
-#include <fusegrad/ops/sigmoid.hpp>
 
 namespace fusegrad {
 
 /// Element-wise softplus, computed in a form that never overflows.
 ///   value: y = log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))
-///   vjp:   dx = dy * sigmoid(x)
+///   vjp:   dx = dy * sigmoid(x) = dy * -expm1(-y)
+/// The slope is taken from y, whose digits it keeps where sigmoid(x) = 1 / (1 + exp(-x)) would overflow to 0 (below
+/// x = -709.8 in double, where y is a subnormal number and the slope equals it, as PyTorch's is).
 /// At x = 1000 the value is 1000 and the gradient 1; at x = -1000, 0 and 0. PyTorch's
 /// softplus returns x itself above a threshold (20 by default); this form equals
 /// log(1 + exp(x)) to rounding everywhere, which differs from that by at most 2e-9.
 struct softplus_op {
   static constexpr std::string_view name = "softplus";
   static constexpr std::string_view backward_name = "SoftplusBackward";
-  static constexpr vjp_needs needs = vjp_needs::input;
+  static constexpr vjp_needs needs = vjp_needs::output;
   static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
   static auto value(const auto& x) {
     using T = typename std::decay_t<decltype(x)>::Scalar;
@@ -29,7 +30,7 @@ struct softplus_op {
                   "complex derivative)");
     return x.max(T(0)) + math::log1p(math::exp(-x.abs()));
   }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return dy * sigmoid_op::value(x); }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * -math::expm1(-y); }
 };
 
 /// Element-wise softplus: y = log(1 + exp(x)), finite for every finite x.
