@@ -3,13 +3,17 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
+#include <fusegrad/detail/after_error.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>  // fg::axes
@@ -187,5 +191,39 @@ template <std::size_t Axis, Differentiable... Xs>
 [[nodiscard]] auto cat(Axes<Axis>, Xs&&... xs) {
   return detail::make_materialized_with(cat_op<sizeof...(Xs), Axis>{}, std::forward<Xs>(xs)...);
 }
+
+namespace detail {
+// An argument of cat where the axis is missing or comes last (PyTorch's cat((a, b)) and cat((a, b), 1)).
+template <class A>
+concept cat_argument = Differentiable<A> || std::is_integral_v<A> || AxesType<A>;
+
+// The braced list of cat({a, b}, axis) that no overload takes: expressions that are not all Tensors (static
+// expressions take the axis first), or Tensors of two scalar types. Its one error names the mistake.
+struct braced_cat_operands {
+  template <Differentiable... Xs>
+  braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
+    constexpr bool tensors = (is_handle_v<Xs> && ...);
+    static_assert(tensors,
+                  "fusegrad::cat(axis, x, y...): Vars and expressions are joined with the axis first, "
+                  "fg::cat(0, x, y) or fg::cat(fg::axes<0>, x, y); the braced list, cat({a, b}, 0), takes Tensors");
+    static_assert(!tensors,
+                  "fusegrad::cat({a, b}, axis): the tensors have two scalar types; convert one first, "
+                  "fg::cat({a, b.to<double>()}, 0)");
+  }
+};
+}  // namespace detail
+
+/// Operands without the axis first: one error that says where it goes, where no overload would match and the compiler
+/// would list every candidate. Taken by const& so that a user's own cat of these types is the better match.
+template <Differentiable X, detail::cat_argument... Rest>
+auto cat(const X& x, const Rest&...) {
+  static_assert(detail::always_false<X>,
+                "fusegrad::cat(axis, a, b...): the axis comes first, fg::cat(0, a, b) or fg::cat(fg::axes<0>, a, b); "
+                "a list of Tensors is joined by fg::cat({a, b}, 0)");
+  return cat(std::int64_t(0), x);  // after the one error, a cat, so that nothing adds another
+}
+/// A braced list that no cat takes (detail::braced_cat_operands reports it). The axis is converted as in the Tensors'
+/// cat, which a braced list of Tensors of one type then matches better.
+inline detail::after_error cat(detail::braced_cat_operands, std::int64_t) { return {}; }
 
 }  // namespace fusegrad

@@ -1,0 +1,18 @@
+// expect: error: static assertion failed: fusegrad::cat\(axis, x, y...\): Vars and expressions are joined with the axis first
+// fail/cat_of_vars_in_braces.cpp -- Vars joined as Tensors are, fg::cat({x, y}, 0): one error that says the static
+// form takes the axis first (without it: no matching function, and every candidate listed). The legal twin does so.
+#include <fusegrad/fusegrad.hpp>
+
+namespace fg = fusegrad;
+
+int main() {
+  const fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
+  const fg::Var<double, fg::Shape<3>> y{4.0, 5.0, 6.0};
+#ifdef FUSEGRAD_FAIL
+  const auto joined = fg::cat({x, y}, 0);
+#else
+  const auto joined = fg::cat(0, x, y);
+#endif
+  (void)joined;
+  return 0;
+}
