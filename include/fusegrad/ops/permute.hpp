@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
@@ -245,6 +247,15 @@ template <Differentiable X, std::size_t I, std::size_t J>
 template <Differentiable X>
 [[nodiscard]] auto transpose(X&& x, std::int64_t i, std::int64_t j) {
   return detail::make_materialized_with(permute_op<detail::runtime_axis_swap>{{i, j}}, std::forward<X>(x));
+}
+/// One axis where transpose swaps two: one error that says what it takes, where no overload would match and the
+/// compiler would list every candidate.
+template <Differentiable X, std::integral I>
+auto transpose(const X& x, I axis) {
+  static_assert(detail::always_false<X>,
+                "fusegrad::transpose(x, i, j): two axes are swapped, fg::transpose(x, 0, 1) or "
+                "fg::transpose(x, fg::axes<0, 1>); fg::transpose(x) transposes a matrix");
+  return transpose(x, std::int64_t(axis), std::int64_t(axis));  // after the one error, nothing that adds another
 }
 
 }  // namespace fusegrad

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -11,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
@@ -105,6 +107,17 @@ template <Differentiable X>
   return detail::make_reshape(std::forward<X>(x), rule);
 }
 
+/// Run-time extents without their braces (PyTorch's x.reshape(3, 2)): one error that says how they are given, where no
+/// overload would match and the compiler would list every candidate.
+template <Differentiable X, std::integral... Is>
+  requires(sizeof...(Is) >= 1)
+auto reshape(const X& x, Is... extents) {
+  static_assert(detail::always_false<X>,
+                "fusegrad::reshape(x, {extents...}): run-time extents go in braces, fg::reshape(x, {3, 2}) (one may "
+                "be -1), or statically fg::reshape<3, 2>(x)");
+  return reshape(x, {std::int64_t(extents)...});  // after the one error, a reshape, so that nothing adds another
+}
+
 /// Every axis into one (rank 1, static when the operand's extents are).
 template <Differentiable X>
 [[nodiscard]] constexpr auto flatten(X&& x) {
@@ -114,6 +127,16 @@ template <Differentiable X>
 template <Differentiable X>
 [[nodiscard]] auto flatten(X&& x, std::int64_t start, std::int64_t end = -1) {
   return detail::make_reshape(std::forward<X>(x), detail::flatten_axes{start, end});
+}
+
+/// Axes given as template arguments, flatten<0, 1>(x): one error that says they are run-time arguments.
+template <auto... Axis, Differentiable X>
+  requires(sizeof...(Axis) >= 1)
+auto flatten(X&& x) {
+  static_assert(detail::always_false<X>,
+                "fusegrad::flatten(x, start, end): the axes are run-time arguments, fg::flatten(x, 0, 1) (PyTorch's "
+                "flatten); fg::flatten(x) joins every axis");
+  return flatten(std::forward<X>(x));  // after the one error, a flatten, so that nothing adds another
 }
 
 /// Every axis of extent 1 removed.
