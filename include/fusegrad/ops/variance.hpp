@@ -103,11 +103,34 @@ struct variance_op {
   }
 };
 
+namespace detail {
+// The correction, checked: taken as any constant, so that 2.0 or -1 meets this assertion rather than a failed
+// conversion to size_t (no matching function, and every candidate listed); after the one error, 1.
+template <auto Correction>
+constexpr std::size_t checked_correction() {
+  constexpr bool count = [] {
+    using type = decltype(Correction);
+    if constexpr (std::is_integral_v<type> && !std::is_same_v<type, bool>)
+      return std::cmp_greater_equal(Correction, 0);
+    else
+      return false;
+  }();
+  static_assert(count,
+                "fusegrad::variance<correction>(x, axes) and stddev: the correction is a whole number >= 0, "
+                "subtracted from the count (1, the default: unbiased; 0: the population variance)");
+  if constexpr (count)
+    return static_cast<std::size_t>(Correction);
+  else
+    return 1;
+}
+}  // namespace detail
+
 /// The variance: `fg::variance(x)` (unbiased, over every axis), `fg::variance(x, fg::axes<1>)`,
 /// `fg::variance<0>(x, fg::axes<1>, fg::keepdims)` (correction 0: the population variance).
-template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
+template <auto Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto variance(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<variance_op<detail::checked_axes_t<A>, K, Correction>>(std::forward<X>(x));
+  return detail::make_materialized<variance_op<detail::checked_axes_t<A>, K, detail::checked_correction<Correction>()>>(
+      std::forward<X>(x));
 }
 
 /// The standard deviation over the axes A, with variance_op's correction:
@@ -145,9 +168,10 @@ struct stddev_op {
 };
 
 /// The standard deviation: `fg::stddev(x)` (unbiased, over every axis), `fg::stddev<0>(x, fg::axes<1>)`.
-template <std::size_t Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
+template <auto Correction = 1, Differentiable X, class A = AllAxes, keep_dims K = keep_dims::no>
 [[nodiscard]] constexpr auto stddev(X&& x, A = {}, std::integral_constant<keep_dims, K> = {}) {
-  return detail::make_materialized<stddev_op<detail::checked_axes_t<A>, K, Correction>>(std::forward<X>(x));
+  return detail::make_materialized<stddev_op<detail::checked_axes_t<A>, K, detail::checked_correction<Correction>()>>(
+      std::forward<X>(x));
 }
 
 }  // namespace fusegrad
