@@ -1,10 +1,14 @@
 // concepts.hpp -- the roles types play in fusegrad: expressions, leaves, op specs.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <concepts>
+#include <cstddef>
+#include <span>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -70,6 +74,32 @@ concept Number = !Expression<std::remove_cvref_t<T>> && requires(std::remove_cvr
   {static_cast<double>(std::real(v))};
   { v* v } -> std::convertible_to<std::remove_cvref_t<T>>;
 };
+
+namespace detail {
+template <class T>
+inline constexpr bool is_std_sequence_v = false;
+template <class T, class Allocator>
+inline constexpr bool is_std_sequence_v<std::vector<T, Allocator>> = true;
+template <class T, std::size_t N>
+inline constexpr bool is_std_sequence_v<std::array<T, N>> = true;
+template <class T, std::size_t N>
+inline constexpr bool is_std_sequence_v<std::span<T, N>> = true;
+
+// Declared only: whether a T* converts to it says whether T is an Eigen object.
+template <class D>
+void points_into_eigen(const Eigen::EigenBase<D>*);
+template <class T>
+concept eigen_object = requires(T* p) {
+  detail::points_into_eigen(p);  // qualified: no argument-dependent lookup
+};
+}  // namespace detail
+
+/// Data that is not an expression, where a mistake passes it for one (`x + std_vector`, `fg::sin(eigen_matrix)`): an
+/// Eigen object, or a std::vector, std::array or std::span. Only these, so that an operation's diagnostic for them
+/// never takes a call that another overload, for a type of the user's own, would take.
+template <class T>
+concept PlainData = !Expression<std::remove_cvref_t<T>> &&
+                    (detail::is_std_sequence_v<std::remove_cvref_t<T>> || detail::eigen_object<std::remove_cvref_t<T>>);
 
 /// What every op spec names: `name` (the function, in expression text: "sin"),
 /// `backward_name` (its tape node, PyTorch style: "SinBackward"), and `needs` (what its VJP

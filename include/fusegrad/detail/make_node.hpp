@@ -1,11 +1,14 @@
 // detail/make_node.hpp -- the one place an op spec and its operands become an expression node.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/expr/binary_expr.hpp>
 #include <fusegrad/expr/closure.hpp>
 #include <fusegrad/expr/leaf.hpp>
@@ -14,11 +17,71 @@
 
 namespace fusegrad {
 
-/// What a binary operation accepts: two expressions, or an expression and a plain number.
+/// What a binary operation accepts: two expressions, or an expression and a plain number; or, for one error that says
+/// how to make it an expression (detail::as_operand), an expression and data (PlainData: an Eigen object, a
+/// std::vector), where no overload would match and the compiler would list every candidate.
 template <class A, class B>
-concept BinaryOperands = (Differentiable<A> && (Differentiable<B> || Number<B>)) || (Number<A> && Differentiable<B>);
+concept BinaryOperands = (Differentiable<A> && (Differentiable<B> || Number<B>)) || (Number<A> && Differentiable<B>) ||
+                         (Differentiable<A> && PlainData<B>) || (Differentiable<B> && PlainData<A>);
 
 namespace detail {
+
+// The one error for data where an operation takes an expression, shared by every operation, so that each says the
+// same. D, the data's type, shows in the diagnostic's "required from" line.
+template <class D>
+constexpr void data_is_not_an_expression() {
+  static_assert(always_false<D>,
+                "fusegrad: an operand is data (an Eigen object, std::vector, std::array or std::span), not an "
+                "expression; make it a leaf first: fg::Const<double, fg::Shape<3>>(eigen_object) (fg::Var to "
+                "differentiate it) beside Vars, fg::Tensor::from(eigen_object) beside Tensors; a std::vector v as "
+                "Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()), or fg::Tensor::from(v, {v.size()})");
+}
+
+// What an operation gives after that error, in the data's place or its own: a scalar, which any later use takes
+// without another error.
+template <class T>
+using placeholder_t = Const<T, Shape<>>;
+
+// Numbers or data among an operation's operands, where it takes expressions only (matmul, einsum), beside at least one
+// expression: these calls get an overload of their own, whose one error says what to write instead.
+template <class V>
+concept number_or_data = Number<V> || PlainData<V>;
+template <class... Xs>
+concept expressions_with_number_or_data = ((Differentiable<Xs> || number_or_data<Xs>)&&...) &&
+                                          (number_or_data<Xs> || ...) && (Differentiable<Xs> || ...);
+
+// The first of Xs that `which` marks.
+template <std::size_t N>
+constexpr std::size_t first_marked(const std::array<bool, N>& which) {
+  return static_cast<std::size_t>(std::ranges::find(which, true) - which.begin());
+}
+template <std::array which, class... Xs>
+using first_marked_t = std::tuple_element_t<first_marked(which), std::tuple<Xs...>>;
+
+// Such an overload's error for the first data among Xs (its own static_assert says what to do with a number), and its
+// result after its error: a scalar of the first expression's scalar type.
+template <class... Xs>
+void first_data_is_not_an_expression() {
+  data_is_not_an_expression<std::remove_cvref_t<first_marked_t<std::array{PlainData<Xs>...}, Xs...>>>();
+}
+template <class... Xs>
+auto placeholder_beside() {
+  using T = typename std::remove_cvref_t<first_marked_t<std::array{Differentiable<Xs>...}, Xs...>>::value_type;
+  return placeholder_t<T>(T(0));
+}
+
+// Data passed where an element-wise function takes an expression (fg::sin(eigen_matrix)): each such function has an
+// overload that takes this, reached only through its converting constructor, so that a function that takes the data
+// as it is (Eigen's sin of an array, found beside fusegrad's under `using namespace fusegrad`) is the better match
+// and keeps its calls.
+class data_in_place_of_an_expression {
+ public:
+  template <PlainData D>
+  data_in_place_of_an_expression(const D& /*data*/) {  // NOLINT: implicit, so that only the mistake converts
+    data_is_not_an_expression<D>();
+  }
+  [[nodiscard]] static placeholder_t<double> placeholder() { return placeholder_t<double>(0.0); }
+};
 
 // operand_t<Other, V>: how an operand passed as V&& is held beside `Other`: by its closure,
 // or, for a plain number, as a scalar Const of Other's scalar type.
@@ -31,6 +94,12 @@ template <class Other, class V>
 struct operand_impl<Other, V> {
   using type = Const<typename std::remove_cvref_t<Other>::value_type, Shape<>>;
 };
+// Data in an expression's place: a scalar Const after the one error that says how to make the data an expression.
+template <class Other, class V>
+  requires PlainData<V>
+struct operand_impl<Other, V> {
+  using type = placeholder_t<typename std::remove_cvref_t<Other>::value_type>;
+};
 template <class Other, class V>
 using operand_t = typename operand_impl<Other, V>::type;
 
@@ -39,6 +108,9 @@ operand_t<Other, V> as_operand(V&& v) {
   if constexpr (Number<V>) {
     using T = typename std::remove_cvref_t<Other>::value_type;
     return Const<T, Shape<>>(static_cast<T>(v));
+  } else if constexpr (PlainData<V>) {
+    data_is_not_an_expression<std::remove_cvref_t<V>>();
+    return operand_t<Other, V>(0);
   } else {
     return std::forward<V>(v);
   }

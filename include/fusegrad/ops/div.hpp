@@ -25,10 +25,11 @@ struct div_op {
 };
 
 namespace detail {
-// Whether b is a node of one value (Shape<>, Shape<1>, ...) while a is not: then a / b is a * (1 / b).
+// Whether b is a node of one value (Shape<>, Shape<1>, ...) while a is not: then a / b is a * (1 / b). Not for a
+// number, nor for data, whose one error make_binary gives.
 template <class A, class B>
 constexpr bool divides_by_uniform() {
-  if constexpr (Number<A> || Number<B>) {
+  if constexpr (!Differentiable<A> || !Differentiable<B>) {
     return false;
   } else {
     return static_size_v<typename std::remove_cvref_t<B>::static_shape> == 1 &&

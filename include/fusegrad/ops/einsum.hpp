@@ -265,4 +265,28 @@ template <Differentiable... Xs>
   return detail::make_materialized_with(op(subscripts), std::forward<Xs>(xs)...);
 }
 
+namespace detail {
+// The error of a number or data among einsum's operands, either overload (see below), and the result after it.
+template <class... Xs>
+auto einsum_of_number_or_data() {
+  static_assert(!(Number<Xs> || ...),
+                "fusegrad::einsum: an operand is a number, not an expression; leave it out of the subscripts and "
+                "multiply the result by it: fg::einsum<\"ij,jk->ik\">(a, b) * 2.0");
+  if constexpr (!(Number<Xs> || ...)) first_data_is_not_an_expression<Xs...>();
+  return placeholder_beside<Xs...>();
+}
+}  // namespace detail
+
+/// A number or data where einsum takes an expression (`fg::einsum<"ij,->ij">(a, 2.0)`, an Eigen matrix as an
+/// operand): one error that says what to write instead, where no overload would match and the compiler would list
+/// every candidate, for either way of giving the subscripts.
+template <fixed_string Subscripts, class... Xs>
+  requires detail::expressions_with_number_or_data<Xs...>
+[[nodiscard]] auto einsum(Xs&&... /*xs*/) { return detail::einsum_of_number_or_data<Xs...>(); }
+template <class... Xs>
+  requires detail::expressions_with_number_or_data<Xs...>
+[[nodiscard]] auto einsum(std::string_view /*subscripts*/, Xs&&... /*xs*/) {
+  return detail::einsum_of_number_or_data<Xs...>();
+}
+
 }  // namespace fusegrad

@@ -71,5 +71,7 @@ struct log1mexp_op {
 [[nodiscard]] constexpr auto log1mexp(Differentiable auto&& x) {
   return detail::make_unary<log1mexp_op>(std::forward<decltype(x)>(x));
 }
+// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
+[[nodiscard]] inline auto log1mexp(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
 
 }  // namespace fusegrad

@@ -226,4 +226,16 @@ template <Differentiable A, Differentiable B>
   return detail::make_materialized<matmul_op>(std::forward<A>(a), std::forward<B>(b));
 }
 
+/// A number or data where matmul takes an expression (`fg::matmul(x, 2.0)`, `fg::matmul(x, eigen_matrix)`): one error
+/// that says what to write instead, where no overload would match and the compiler would list every candidate.
+template <class A, class B>
+  requires detail::expressions_with_number_or_data<A, B>
+[[nodiscard]] auto matmul(A&& /*a*/, B&& /*b*/) {
+  static_assert(!Number<A> && !Number<B>,
+                "fusegrad::matmul(a, b): an operand is a number, which has no axis to contract; scale by it with *: "
+                "x * 2.0");
+  if constexpr (!Number<A> && !Number<B>) detail::first_data_is_not_an_expression<A, B>();
+  return detail::placeholder_beside<A, B>();
+}
+
 }  // namespace fusegrad

@@ -47,5 +47,7 @@ struct relu_op {
 [[nodiscard]] constexpr auto relu(Differentiable auto&& x) {
   return detail::make_unary<relu_op>(std::forward<decltype(x)>(x));
 }
+// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
+[[nodiscard]] inline auto relu(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
 
 }  // namespace fusegrad

@@ -37,5 +37,7 @@ struct softplus_op {
 [[nodiscard]] constexpr auto softplus(Differentiable auto&& x) {
   return detail::make_unary<softplus_op>(std::forward<decltype(x)>(x));
 }
+// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
+[[nodiscard]] inline auto softplus(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
 
 }  // namespace fusegrad

@@ -27,5 +27,7 @@ struct square_op {
 [[nodiscard]] constexpr auto square(Differentiable auto&& x) {
   return detail::make_unary<square_op>(std::forward<decltype(x)>(x));
 }
+// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
+[[nodiscard]] inline auto square(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
 
 }  // namespace fusegrad

@@ -28,5 +28,7 @@ struct tanh_op {
 [[nodiscard]] constexpr auto tanh(Differentiable auto&& x) {
   return detail::make_unary<tanh_op>(std::forward<decltype(x)>(x));
 }
+// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
+[[nodiscard]] inline auto tanh(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
 
 }  // namespace fusegrad
