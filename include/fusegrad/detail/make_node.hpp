@@ -17,12 +17,10 @@
 
 namespace fusegrad {
 
-/// What a binary operation accepts: two expressions, or an expression and a plain number; or, for one error that says
-/// how to make it an expression (detail::as_operand), an expression and data (PlainData: an Eigen object, a
-/// std::vector), where no overload would match and the compiler would list every candidate.
+/// What a binary operation accepts: two expressions, or an expression and a plain number. (Data beside an expression
+/// has overloads of its own: detail::data_in_place_of_an_expression.)
 template <class A, class B>
-concept BinaryOperands = (Differentiable<A> && (Differentiable<B> || Number<B>)) || (Number<A> && Differentiable<B>) ||
-                         (Differentiable<A> && PlainData<B>) || (Differentiable<B> && PlainData<A>);
+concept BinaryOperands = (Differentiable<A> && (Differentiable<B> || Number<B>)) || (Number<A> && Differentiable<B>);
 
 namespace detail {
 
@@ -37,8 +35,8 @@ constexpr void data_is_not_an_expression() {
                 "Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()), or fg::Tensor::from(v, {v.size()})");
 }
 
-// What an operation gives after that error, in the data's place or its own: a scalar, which any later use takes
-// without another error.
+// What an operation puts in the data's place after that error, or makes its result of: a scalar, which any later use
+// takes without another error.
 template <class T>
 using placeholder_t = Const<T, Shape<>>;
 
@@ -58,8 +56,8 @@ constexpr std::size_t first_marked(const std::array<bool, N>& which) {
 template <std::array which, class... Xs>
 using first_marked_t = std::tuple_element_t<first_marked(which), std::tuple<Xs...>>;
 
-// Such an overload's error for the first data among Xs (its own static_assert says what to do with a number), and its
-// result after its error: a scalar of the first expression's scalar type.
+// Such an overload's error for the first data among Xs (its own static_assert says what to do with a number), and the
+// scalar its result is made of after its error, of the first expression's scalar type.
 template <class... Xs>
 void first_data_is_not_an_expression() {
   data_is_not_an_expression<std::remove_cvref_t<first_marked_t<std::array{PlainData<Xs>...}, Xs...>>>();
@@ -70,10 +68,11 @@ auto placeholder_beside() {
   return placeholder_t<T>(T(0));
 }
 
-// Data passed where an element-wise function takes an expression (fg::sin(eigen_matrix)): each such function has an
-// overload that takes this, reached only through its converting constructor, so that a function that takes the data
-// as it is (Eigen's sin of an array, found beside fusegrad's under `using namespace fusegrad`) is the better match
-// and keeps its calls.
+// Data passed where an operation takes an expression (fg::sin(eigen_matrix), x + std_vector): each element-wise
+// function and binary operator has an overload that takes this in the data's place, reached only through its
+// converting constructor, and any expression beside it by const reference. So an overload that takes the data as it is
+// (Eigen's sin of an array, found beside fusegrad's under `using namespace fusegrad`; a user's own operator+ for a Var
+// and a std::vector) is the better match and keeps its calls, and only where none is does the one error fire.
 class data_in_place_of_an_expression {
  public:
   template <PlainData D>
@@ -94,7 +93,8 @@ template <class Other, class V>
 struct operand_impl<Other, V> {
   using type = Const<typename std::remove_cvref_t<Other>::value_type, Shape<>>;
 };
-// Data in an expression's place: a scalar Const after the one error that says how to make the data an expression.
+// Data in an expression's place (fg::where's branches): a scalar Const after the one error that says how to make the
+// data an expression.
 template <class Other, class V>
   requires PlainData<V>
 struct operand_impl<Other, V> {

@@ -25,11 +25,10 @@ struct div_op {
 };
 
 namespace detail {
-// Whether b is a node of one value (Shape<>, Shape<1>, ...) while a is not: then a / b is a * (1 / b). Not for a
-// number, nor for data, whose one error make_binary gives.
+// Whether b is a node of one value (Shape<>, Shape<1>, ...) while a is not: then a / b is a * (1 / b).
 template <class A, class B>
 constexpr bool divides_by_uniform() {
-  if constexpr (!Differentiable<A> || !Differentiable<B>) {
+  if constexpr (Number<A> || Number<B>) {
     return false;
   } else {
     return static_size_v<typename std::remove_cvref_t<B>::static_shape> == 1 &&
@@ -54,6 +53,15 @@ template <class A, class B>
     return detail::make_binary<mul_op>(std::forward<A>(a), reciprocal(std::forward<B>(b)));
   else
     return detail::make_binary<div_op>(std::forward<A>(a), std::forward<B>(b));
+}
+// Data (an Eigen object, a std::vector) beside an expression: one error that says how to make it one.
+template <Differentiable A>
+[[nodiscard]] auto operator/(const A& a, detail::data_in_place_of_an_expression /*b*/) {
+  return a / 0.0;  // after the one error, what a number there gives
+}
+template <Differentiable B>
+[[nodiscard]] auto operator/(detail::data_in_place_of_an_expression /*a*/, const B& b) {
+  return 0.0 / b;
 }
 
 }  // namespace fusegrad

@@ -17,6 +17,7 @@
 #include <fusegrad/detail/einsum_label_extents.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/ops/clone.hpp>
 #include <fusegrad/shape/einsum_binding.hpp>
 #include <fusegrad/shape/einsum_subscripts.hpp>
 
@@ -273,7 +274,7 @@ auto einsum_of_number_or_data() {
                 "fusegrad::einsum: an operand is a number, not an expression; leave it out of the subscripts and "
                 "multiply the result by it: fg::einsum<\"ij,jk->ik\">(a, b) * 2.0");
   if constexpr (!(Number<Xs> || ...)) first_data_is_not_an_expression<Xs...>();
-  return placeholder_beside<Xs...>();
+  return clone(placeholder_beside<Xs...>());  // a node, as einsum's is, that a Tensor records
 }
 }  // namespace detail
 

@@ -26,6 +26,6 @@ struct exp_op {
   return detail::make_unary<exp_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto exp(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto exp(detail::data_in_place_of_an_expression data) { return exp(data.placeholder()); }
 
 }  // namespace fusegrad

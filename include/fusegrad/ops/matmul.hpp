@@ -13,6 +13,7 @@
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/ops/clone.hpp>
 #include <fusegrad/ops/matrix_view.hpp>
 #include <fusegrad/shape/broadcast_rule.hpp>
 
@@ -235,7 +236,7 @@ template <class A, class B>
                 "fusegrad::matmul(a, b): an operand is a number, which has no axis to contract; scale by it with *: "
                 "x * 2.0");
   if constexpr (!Number<A> && !Number<B>) detail::first_data_is_not_an_expression<A, B>();
-  return detail::placeholder_beside<A, B>();
+  return clone(detail::placeholder_beside<A, B>());  // a node, as a product is, that a Tensor records
 }
 
 }  // namespace fusegrad

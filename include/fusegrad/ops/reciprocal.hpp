@@ -26,6 +26,8 @@ struct reciprocal_op {
   return detail::make_unary<reciprocal_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto reciprocal(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto reciprocal(detail::data_in_place_of_an_expression data) {
+  return reciprocal(data.placeholder());
+}
 
 }  // namespace fusegrad

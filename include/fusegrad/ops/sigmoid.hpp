@@ -38,6 +38,6 @@ struct sigmoid_op {
   return detail::make_unary<sigmoid_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sigmoid(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto sigmoid(detail::data_in_place_of_an_expression data) { return sigmoid(data.placeholder()); }
 
 }  // namespace fusegrad

@@ -31,6 +31,6 @@ struct sin_op {
   return detail::make_unary<sin_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sin(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto sin(detail::data_in_place_of_an_expression data) { return sin(data.placeholder()); }
 
 }  // namespace fusegrad

@@ -38,6 +38,6 @@ struct softplus_op {
   return detail::make_unary<softplus_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto softplus(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto softplus(detail::data_in_place_of_an_expression data) { return softplus(data.placeholder()); }
 
 }  // namespace fusegrad

@@ -29,6 +29,6 @@ struct sqrt_op {
   return detail::make_unary<sqrt_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sqrt(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto sqrt(detail::data_in_place_of_an_expression data) { return sqrt(data.placeholder()); }
 
 }  // namespace fusegrad

@@ -29,6 +29,6 @@ struct tanh_op {
   return detail::make_unary<tanh_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto tanh(detail::data_in_place_of_an_expression data) { return data.placeholder(); }
+[[nodiscard]] inline auto tanh(detail::data_in_place_of_an_expression data) { return tanh(data.placeholder()); }
 
 }  // namespace fusegrad
