@@ -10,9 +10,14 @@
 
 namespace fg = fusegrad;
 
+// A program's own operator for a Var and a std::vector keeps its calls: fusegrad's overload for data is a worse match.
+int operator*(const fg::Var<double, fg::Shape<3>>& /*x*/, const std::vector<double>& /*v*/) { return 0; }
+
 int main() {
-  const fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
-  const std::vector<double> v{1.0, 2.0, 3.0};
+  fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};  // not const, as a forwarding reference would bind them best
+  std::vector<double> v{1.0, 2.0, 3.0};
+  const int own = x * v;
+  (void)own;
 #ifdef FUSEGRAD_FAIL
   const auto f = fg::eval(fg::sum(x + v));
 #else

@@ -81,6 +81,11 @@ class data_in_place_of_an_expression {
   }
   [[nodiscard]] static placeholder_t<double> placeholder() { return placeholder_t<double>(0.0); }
 };
+// The type of that parameter of an element-wise function: a template parameter never deduced, whose default is
+// data_in_place_of_an_expression, so that the overload is a template, compiled only where a call takes it (its body
+// makes a node, whose op's concepts instantiate Eigen expressions).
+template <class Data>
+using not_deduced_t = std::type_identity_t<Data>;
 
 // operand_t<Other, V>: how an operand passed as V&& is held beside `Other`: by its closure,
 // or, for a plain number, as a scalar Const of Other's scalar type.

@@ -46,6 +46,9 @@ struct abs_op {
   return detail::make_unary<abs_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto abs(detail::data_in_place_of_an_expression data) { return abs(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto abs(detail::not_deduced_t<Data> data) {
+  return abs(data.placeholder());
+}
 
 }  // namespace fusegrad

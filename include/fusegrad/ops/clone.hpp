@@ -26,6 +26,9 @@ struct clone_op {
   return detail::make_unary<clone_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto clone(detail::data_in_place_of_an_expression data) { return clone(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto clone(detail::not_deduced_t<Data> data) {
+  return clone(data.placeholder());
+}
 
 }  // namespace fusegrad

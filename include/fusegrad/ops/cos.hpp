@@ -33,6 +33,9 @@ struct cos_op {
   return detail::make_unary<cos_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto cos(detail::data_in_place_of_an_expression data) { return cos(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto cos(detail::not_deduced_t<Data> data) {
+  return cos(data.placeholder());
+}
 
 }  // namespace fusegrad

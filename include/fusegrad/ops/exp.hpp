@@ -26,6 +26,9 @@ struct exp_op {
   return detail::make_unary<exp_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto exp(detail::data_in_place_of_an_expression data) { return exp(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto exp(detail::not_deduced_t<Data> data) {
+  return exp(data.placeholder());
+}
 
 }  // namespace fusegrad

@@ -29,6 +29,9 @@ struct expm1_op {
   return detail::make_unary<expm1_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto expm1(detail::data_in_place_of_an_expression data) { return expm1(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto expm1(detail::not_deduced_t<Data> data) {
+  return expm1(data.placeholder());
+}
 
 }  // namespace fusegrad

@@ -26,6 +26,9 @@ struct log_op {
   return detail::make_unary<log_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto log(detail::data_in_place_of_an_expression data) { return log(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto log(detail::not_deduced_t<Data> data) {
+  return log(data.placeholder());
+}
 
 }  // namespace fusegrad

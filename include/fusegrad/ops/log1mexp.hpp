@@ -72,6 +72,9 @@ struct log1mexp_op {
   return detail::make_unary<log1mexp_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto log1mexp(detail::data_in_place_of_an_expression data) { return log1mexp(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto log1mexp(detail::not_deduced_t<Data> data) {
+  return log1mexp(data.placeholder());
+}
 
 }  // namespace fusegrad

@@ -29,6 +29,9 @@ struct log1p_op {
   return detail::make_unary<log1p_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto log1p(detail::data_in_place_of_an_expression data) { return log1p(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto log1p(detail::not_deduced_t<Data> data) {
+  return log1p(data.placeholder());
+}
 
 }  // namespace fusegrad

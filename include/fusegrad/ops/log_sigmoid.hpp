@@ -30,7 +30,8 @@ struct log_sigmoid_op {
   return detail::make_unary<log_sigmoid_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto log_sigmoid(detail::data_in_place_of_an_expression data) {
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto log_sigmoid(detail::not_deduced_t<Data> data) {
   return log_sigmoid(data.placeholder());
 }
 

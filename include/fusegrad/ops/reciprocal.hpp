@@ -26,7 +26,8 @@ struct reciprocal_op {
   return detail::make_unary<reciprocal_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto reciprocal(detail::data_in_place_of_an_expression data) {
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto reciprocal(detail::not_deduced_t<Data> data) {
   return reciprocal(data.placeholder());
 }
 

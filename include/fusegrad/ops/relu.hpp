@@ -48,6 +48,9 @@ struct relu_op {
   return detail::make_unary<relu_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto relu(detail::data_in_place_of_an_expression data) { return relu(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto relu(detail::not_deduced_t<Data> data) {
+  return relu(data.placeholder());
+}
 
 }  // namespace fusegrad

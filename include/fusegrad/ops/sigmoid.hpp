@@ -38,6 +38,9 @@ struct sigmoid_op {
   return detail::make_unary<sigmoid_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sigmoid(detail::data_in_place_of_an_expression data) { return sigmoid(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto sigmoid(detail::not_deduced_t<Data> data) {
+  return sigmoid(data.placeholder());
+}
 
 }  // namespace fusegrad

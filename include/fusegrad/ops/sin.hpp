@@ -31,6 +31,9 @@ struct sin_op {
   return detail::make_unary<sin_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sin(detail::data_in_place_of_an_expression data) { return sin(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto sin(detail::not_deduced_t<Data> data) {
+  return sin(data.placeholder());
+}
 
 }  // namespace fusegrad

@@ -38,6 +38,9 @@ struct softplus_op {
   return detail::make_unary<softplus_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto softplus(detail::data_in_place_of_an_expression data) { return softplus(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto softplus(detail::not_deduced_t<Data> data) {
+  return softplus(data.placeholder());
+}
 
 }  // namespace fusegrad

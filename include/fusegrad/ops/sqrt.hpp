@@ -29,6 +29,9 @@ struct sqrt_op {
   return detail::make_unary<sqrt_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto sqrt(detail::data_in_place_of_an_expression data) { return sqrt(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto sqrt(detail::not_deduced_t<Data> data) {
+  return sqrt(data.placeholder());
+}
 
 }  // namespace fusegrad

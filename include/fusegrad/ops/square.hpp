@@ -28,6 +28,9 @@ struct square_op {
   return detail::make_unary<square_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto square(detail::data_in_place_of_an_expression data) { return square(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto square(detail::not_deduced_t<Data> data) {
+  return square(data.placeholder());
+}
 
 }  // namespace fusegrad

@@ -29,6 +29,9 @@ struct tan_op {
   return detail::make_unary<tan_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto tan(detail::data_in_place_of_an_expression data) { return tan(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto tan(detail::not_deduced_t<Data> data) {
+  return tan(data.placeholder());
+}
 
 }  // namespace fusegrad

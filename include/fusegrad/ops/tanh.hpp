@@ -29,6 +29,9 @@ struct tanh_op {
   return detail::make_unary<tanh_op>(std::forward<decltype(x)>(x));
 }
 // Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-[[nodiscard]] inline auto tanh(detail::data_in_place_of_an_expression data) { return tanh(data.placeholder()); }
+template <class Data = detail::data_in_place_of_an_expression>
+[[nodiscard]] auto tanh(detail::not_deduced_t<Data> data) {
+  return tanh(data.placeholder());
+}
 
 }  // namespace fusegrad
