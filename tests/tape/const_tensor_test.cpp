@@ -124,6 +124,18 @@ TEST(ConstTensor, AnExpressionOfConstantsIsNotRecorded) {
   EXPECT_DOUBLE_EQ(f.item(), 11.0);
 }
 
+// A static Const alone, assigned to a Tensor, is a tensor of its values that takes no gradient (with either compiler:
+// a one-op node's traits must not ask a leaf for its op).
+TEST(ConstTensor, AStaticConstAloneBecomesATensorOfItsValues) {
+  const fg::Const<double, fg::Shape<2>> c{1.0, 2.0};
+  const fg::Tensor t = c;
+  EXPECT_EQ(t.numel(), 2u);
+  EXPECT_DOUBLE_EQ(t.data()[1], 2.0);
+  EXPECT_FALSE(t.requires_grad());
+  const fg::Tensor s = fg::Const<double, fg::Shape<>>(2.5);
+  EXPECT_DOUBLE_EQ(s.item(), 2.5);
+}
+
 TEST(ConstTensor, InPlaceWritesAfterRecordingAreCaught) {
   fg::ConstTensor x(fg::Tensor::from({1.0, 2.0, 3.0}, {3}));
   fg::Tensor w = fg::Tensor::scalar(0.5).requires_grad_();

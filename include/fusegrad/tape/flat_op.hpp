@@ -34,6 +34,13 @@ namespace fusegrad::detail {
 template <class E>
 struct flat_op {
   using T = typename E::value_type;
+  // A unary op that takes its value with its slope; false for any other E (a leaf has no op to ask).
+  static constexpr bool unary_with_slope = [] {
+    if constexpr (is_unary_expr_v<E>)
+      return TakesValueWithSlope<typename E::op, T>;
+    else
+      return false;
+  }();
   template <class X>
   static constexpr bool direct_operand = is_tensor_v<X> || X::kind == node_kind::leaf;
 
@@ -63,8 +70,7 @@ struct flat_op {
 
   // The n values of the op into out and its slope dy/dx into slope, from one evaluation (a unary op that takes its
   // value with its slope: TakesValueWithSlope). The values are those value() gives.
-  static void value_and_slope(const E& e, std::size_t n, T* out,
-                              T* slope) requires is_unary_expr_v<E> && TakesValueWithSlope<typename E::op, T> {
+  static void value_and_slope(const E& e, std::size_t n, T* out, T* slope) requires unary_with_slope {
     auto y = map(out, n);
     auto dydx = map(slope, n);
     E::op::value_and_slope(map(values_of(e.x), n), y, dydx);
