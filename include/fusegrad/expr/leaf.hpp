@@ -316,6 +316,35 @@ template <class E>
 struct is_view_const : std::false_type {};
 template <Scalar T, ShapeType S>
 struct is_view_const<Const<T, S, view>> : std::true_type {};
+
+template <class L>
+inline constexpr bool is_static_leaf_v = false;
+template <class T, class S, class Storage>
+inline constexpr bool is_static_leaf_v<Var<T, S, Storage>> = true;
+template <class T, class S, class Storage>
+inline constexpr bool is_static_leaf_v<Const<T, S, Storage>> = true;
+
+// PyTorch's in-place update, w -= lr * grad, on a Var or Const: one error that says where its values change, where no
+// operator would match (and a wall of Eigen's candidates would follow).
+template <class U>
+void update_through_value() {
+  static_assert(always_false<U>,
+                "fusegrad::Var/Const: a leaf's values change through value(), an Eigen map over them: "
+                "x.value() -= 0.1 * dx (a view leaf's are the memory it views)");
+}
 }  // namespace detail
+
+template <class L, class U>
+  requires detail::is_static_leaf_v<L>
+void operator+=(L&, const U&) { detail::update_through_value<U>(); }
+template <class L, class U>
+  requires detail::is_static_leaf_v<L>
+void operator-=(L&, const U&) { detail::update_through_value<U>(); }
+template <class L, class U>
+  requires detail::is_static_leaf_v<L>
+void operator*=(L&, const U&) { detail::update_through_value<U>(); }
+template <class L, class U>
+  requires detail::is_static_leaf_v<L>
+void operator/=(L&, const U&) { detail::update_through_value<U>(); }
 
 }  // namespace fusegrad
