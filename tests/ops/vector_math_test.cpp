@@ -99,6 +99,17 @@ double ulp_error(double got, long double exact) {
   return static_cast<double>(std::abs(static_cast<long double>(got) - exact) / ulp);
 }
 
+struct largest_error {
+  double ulps, at;
+};
+largest_error largest_ulp_error(const math_case& c, const Eigen::ArrayXd& x) {
+  const Eigen::ArrayXd y = c.vectorised(x);
+  largest_error worst{0, 0};
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    if (const double e = ulp_error(y[i], c.exact(x[i])); e > worst.ulps) worst = {e, x[i]};
+  return worst;
+}
+
 TEST(VectorMath, LargestErrorInUlpsOverTheWholeDomain) {
   std::cout << "element-wise math: "
             << (fg::math::vectorised_v<double>
@@ -106,13 +117,7 @@ TEST(VectorMath, LargestErrorInUlpsOverTheWholeDomain) {
                     : "Eigen (std::)")
             << ", " << Eigen::internal::packet_traits<double>::size << " doubles per register\n";
   for (const auto& c : cases) {
-    const Eigen::ArrayXd x = inputs(c.lo, c.hi, 1 << 15);
-    const Eigen::ArrayXd y = c.vectorised(x);
-    double worst = 0, worst_x = 0;
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      const double e = ulp_error(y[i], c.exact(x[i]));
-      if (e > worst) worst = e, worst_x = x[i];
-    }
+    const auto [worst, worst_x] = largest_ulp_error(c, inputs(c.lo, c.hi, 1 << 15));
     std::cout << "  " << c.name << ": " << worst << " ULPs at x = " << worst_x << '\n';
     EXPECT_LE(worst, c.ulp_bound) << c.name << " at x = " << worst_x;
   }
@@ -140,12 +145,7 @@ TEST(VectorMath, NextToZerosAndPolesTheErrorStaysInUlps) {
   for (const auto& c : cases) {
     if (std::string_view(c.name) != "sin" && std::string_view(c.name) != "cos" && std::string_view(c.name) != "tan")
       continue;
-    const Eigen::ArrayXd y = c.vectorised(x);
-    double worst = 0, worst_x = 0;
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      const double e = ulp_error(y[i], c.exact(x[i]));
-      if (e > worst) worst = e, worst_x = x[i];
-    }
+    const auto [worst, worst_x] = largest_ulp_error(c, x);
     std::cout << "  " << c.name << " next to multiples of pi/2: " << worst << " ULPs at x = " << worst_x << '\n';
     EXPECT_LE(worst, c.ulp_bound) << c.name << " at x = " << worst_x;
   }

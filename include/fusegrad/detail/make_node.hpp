@@ -81,6 +81,22 @@ class data_in_place_of_an_expression {
   }
   [[nodiscard]] static placeholder_t<double> placeholder() { return placeholder_t<double>(0.0); }
 };
+}  // namespace detail
+
+// The two overloads of binary operation `name` for data beside an expression, on either side: the data converts to
+// data_in_place_of_an_expression, whose constructor holds the one error, and after it the call gives what a number
+// there gives, so that nothing adds another. One line in each operation's header.
+#define FUSEGRAD_DATA_OPERAND_OVERLOADS(name)                                               \
+  template <::fusegrad::Differentiable A>                                                   \
+  [[nodiscard]] auto name(const A& a, ::fusegrad::detail::data_in_place_of_an_expression) { \
+    return name(a, 0.0);                                                                    \
+  }                                                                                         \
+  template <::fusegrad::Differentiable B>                                                   \
+  [[nodiscard]] auto name(::fusegrad::detail::data_in_place_of_an_expression, const B& b) { \
+    return name(0.0, b);                                                                    \
+  }
+
+namespace detail {
 // The type of that parameter of an element-wise function: a template parameter never deduced, whose default is
 // data_in_place_of_an_expression, so that the overload is a template, compiled only where a call takes it (its body
 // makes a node, whose op's concepts instantiate Eigen expressions).

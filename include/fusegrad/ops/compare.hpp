@@ -123,79 +123,36 @@ template <class A, class B>
 [[nodiscard]] constexpr auto operator<(A&& a, B&& b) {
   return detail::make_binary<less_op>(std::forward<A>(a), std::forward<B>(b));
 }
-// Data (an Eigen object, a std::vector) beside an expression: one error that says how to make it one.
-template <Differentiable A>
-[[nodiscard]] auto operator<(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return a < 0.0;  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto operator<(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return 0.0 < b;
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(operator<)  // data beside an expression: one error
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator<=(A&& a, B&& b) {
   return detail::make_binary<less_equal_op>(std::forward<A>(a), std::forward<B>(b));
 }
-template <Differentiable A>
-[[nodiscard]] auto operator<=(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return a <= 0.0;  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto operator<=(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return 0.0 <= b;
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(operator<=)  // data beside an expression: one error
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator>(A&& a, B&& b) {
   return detail::make_binary<greater_op>(std::forward<A>(a), std::forward<B>(b));
 }
-template <Differentiable A>
-[[nodiscard]] auto operator>(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return a > 0.0;  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto operator>(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return 0.0 > b;
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(operator>)  // data beside an expression: one error
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator>=(A&& a, B&& b) {
   return detail::make_binary<greater_equal_op>(std::forward<A>(a), std::forward<B>(b));
 }
-template <Differentiable A>
-[[nodiscard]] auto operator>=(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return a >= 0.0;  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto operator>=(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return 0.0 >= b;
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(operator>=)  // data beside an expression: one error
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto eq(A&& a, B&& b) {
   return detail::make_binary<equal_op>(std::forward<A>(a), std::forward<B>(b));
 }
-template <Differentiable A>
-[[nodiscard]] auto eq(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return eq(a, 0.0);  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto eq(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return eq(0.0, b);
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(eq)  // data beside an expression: one error
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto ne(A&& a, B&& b) {
   return detail::make_binary<not_equal_op>(std::forward<A>(a), std::forward<B>(b));
 }
-template <Differentiable A>
-[[nodiscard]] auto ne(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return ne(a, 0.0);  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto ne(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return ne(0.0, b);
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(ne)  // data beside an expression: one error
 
 }  // namespace fusegrad

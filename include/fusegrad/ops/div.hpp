@@ -54,14 +54,6 @@ template <class A, class B>
   else
     return detail::make_binary<div_op>(std::forward<A>(a), std::forward<B>(b));
 }
-// Data (an Eigen object, a std::vector) beside an expression: one error that says how to make it one.
-template <Differentiable A>
-[[nodiscard]] auto operator/(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return a / 0.0;  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto operator/(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return 0.0 / b;
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(operator/)  // data beside an expression: one error
 
 }  // namespace fusegrad

@@ -103,14 +103,6 @@ template <class A, class B>
 [[nodiscard]] constexpr auto pow(A&& a, B&& b) {
   return detail::make_binary<pow_op>(std::forward<A>(a), std::forward<B>(b));
 }
-// Data (an Eigen object, a std::vector) beside an expression: one error that says how to make it one.
-template <Differentiable A>
-[[nodiscard]] auto pow(const A& a, detail::data_in_place_of_an_expression /*b*/) {
-  return pow(a, 0.0);  // after the one error, what a number there gives
-}
-template <Differentiable B>
-[[nodiscard]] auto pow(detail::data_in_place_of_an_expression /*a*/, const B& b) {
-  return pow(0.0, b);
-}
+FUSEGRAD_DATA_OPERAND_OVERLOADS(pow)  // data beside an expression: one error
 
 }  // namespace fusegrad
