@@ -133,6 +133,16 @@ TEST(Leaves, AViewReadsCallerMemoryWithoutCopying) {
   expect_array_near(dx, {2, 4, 20});
 }
 
+// A C array, const or not, is viewed through its pointer: a static shape needs no extents.
+TEST(Leaves, AViewOfACArray) {
+  double values[3] = {1.0, 2.0, 3.0};
+  const double weights[3] = {3.0, 2.0, 1.0};
+  fg::Var<double, fg::Shape<3>, fg::view> x(values);
+  const fg::Const<double, fg::Shape<3>, fg::view> w(weights);
+  EXPECT_EQ(x.data(), values);
+  EXPECT_EQ(fg::eval(fg::sum(x * w)), 10.0);
+}
+
 TEST(Leaves, ViewsOfEigenObjects) {
   Eigen::VectorXd v(4);
   v << 1, 2, 3, 4;

@@ -84,16 +84,16 @@ class data_in_place_of_an_expression {
 }  // namespace detail
 
 // The two overloads of binary operation `name` for data beside an expression, on either side: the data converts to
-// data_in_place_of_an_expression, whose constructor holds the one error, and after it the call gives what a number
-// there gives, so that nothing adds another. One line in each operation's header.
+// data_in_place_of_an_expression, whose constructor holds the one error, and after it the call gives what a number of
+// the expression's scalar type there gives, so that nothing adds another. One line in each operation's header.
 #define FUSEGRAD_DATA_OPERAND_OVERLOADS(name)                                               \
   template <::fusegrad::Differentiable A>                                                   \
   [[nodiscard]] auto name(const A& a, ::fusegrad::detail::data_in_place_of_an_expression) { \
-    return name(a, 0.0);                                                                    \
+    return name(a, typename A::value_type(0));                                              \
   }                                                                                         \
   template <::fusegrad::Differentiable B>                                                   \
   [[nodiscard]] auto name(::fusegrad::detail::data_in_place_of_an_expression, const B& b) { \
-    return name(0.0, b);                                                                    \
+    return name(typename B::value_type(0), b);                                              \
   }
 
 namespace detail {

@@ -43,8 +43,9 @@ namespace detail {
 struct packet_function_base {};
 
 // A function whose apply(packet) first tests every lane for its common case (exp: a normal result; sin: |x| up to
-// 20 pi) and, where all lanes pass, runs common(packet). For one value the test is a comparison of that value,
-// not a reduction over a register's lanes, which costs a scalar function call a chain of latencies.
+// 20 pi, not next to a multiple of pi/2) and, where all lanes pass, runs common(packet). For one value the test is a
+// comparison of that value, not a reduction over a register's lanes, which costs a scalar function call a chain of
+// latencies.
 template <class Function, class Packet, class Scalar>
 concept has_common_case = requires(const Packet& p, Scalar x) {
   { Function::is_common(x) } -> std::same_as<bool>;

@@ -36,8 +36,8 @@ Packet through_xsimd(const Packet& x, Kernel kernel) {
 
 // xsimd reduces x to r = x - k pi/2 with an absolute error of about 1e-27 at |x| = 45 (more further out). Where the
 // result is about r itself -- sin and tan next to a nonzero multiple of pi, cos and tan next to an odd multiple of
-// pi/2 -- that error is relative: cos(-45.553093477052002) was 2.6e4 ULPs off. Lanes closer than this to a nonzero
-// multiple of pi/2 go to the C library, which reduces exactly; a lane lands there with a chance of about 1e-8.
+// pi/2 -- that error is relative: xsimd's cos(-45.553093477052002) is 2.6e4 ULPs off. Lanes closer than this to a
+// nonzero multiple of pi/2 go to the C library, which reduces exactly; a lane lands there with a chance of about 1e-8.
 inline constexpr double near_a_multiple_of_half_pi = 1e-8;
 
 // Whether x lies within near_a_multiple_of_half_pi of a nonzero multiple of pi/2 (false for NaN and infinities). r is
@@ -95,8 +95,8 @@ Packet trigonometric(const Packet& x, Kernel kernel, double (*scalar)(double)) {
   return through_xsimd(x, kernel);  // the common case, kept inline
 }
 
-// sin and cos of one register: xsimd's sincos where every lane is up to 20 pi (the common case); otherwise the
-// two functions above, so a lane's values are those math::sin and math::cos give it.
+// sin and cos of one register: xsimd's sincos where every lane is in the common case (up to 20 pi, not next to a zero
+// or pole); otherwise the two functions above, so a lane's values are those math::sin and math::cos give it.
 template <class Packet>
 std::pair<Packet, Packet> sin_cos_packet(const Packet& x);
 

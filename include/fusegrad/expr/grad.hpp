@@ -269,8 +269,9 @@ struct braced_vars {
 };
 }  // namespace detail
 
-// These diagnostic overloads bind the vars as const volatile: any other overload that takes them by reference, such as
-// a user's own grad that argument-dependent lookup brings in beside these, is the better match and keeps its call.
+// These diagnostic overloads bind the vars (and a function alone) as const volatile: any other overload that takes them
+// by reference, such as a program's own grad that argument-dependent lookup brings in beside these, is the better match
+// and keeps its call. (A temporary binds to none of them, and gets the compiler's list of candidates.)
 
 /// A function or a number where the expression goes: one error that says what value_and_grad and grad take, where no
 /// overload would match and the compiler would list every candidate.
@@ -286,7 +287,7 @@ auto value_and_grad(const F&, const volatile Vars&...) {
 /// A function alone (JAX's value_and_grad(fn)(x)): the same error.
 template <class F>
   requires detail::function_alone<F>
-auto value_and_grad(const F&) {
+auto value_and_grad(const volatile F&) {
   static_assert(detail::always_false<F>,
                 "fusegrad::value_and_grad and grad(f, vars...): f is an expression built from the vars, not a "
                 "function: fg::value_and_grad(fg::sum(x * x), x), or call the function first, "
@@ -316,7 +317,7 @@ auto grad(const F& f, const volatile Vars&... vars) {
 }
 template <class F>
   requires detail::function_alone<F>
-auto grad(const F& f) {
+auto grad(const volatile F& f) {
   (void)value_and_grad(f);  // its one error
   return [](const auto&... vars) {
     if constexpr (sizeof...(vars) == 1)

@@ -74,6 +74,13 @@ bool overlap(const T* a, std::size_t n, const T* b, std::size_t m) {
   return n > 0 && m > 0 && std::less<const T*>{}(a, b + m) && std::less<const T*>{}(b, a + n);
 }
 
+// An Eigen object that views memory it does not own (a Map, a Ref, a block): written as a temporary, it writes there.
+template <class T>
+inline constexpr bool is_eigen_view_v = requires {
+  typename T::PlainObject;
+  requires !std::is_same_v<T, typename T::PlainObject>;
+};
+
 template <class T>
 inline constexpr bool is_tuple_v = false;
 template <class... Ts>
@@ -204,10 +211,14 @@ template <Differentiable E, class... Outs, class... Vars>
   }
 }
 
-/// The same for one var, whose output needs no std::tie: `double v = fg::value_and_grad_into(f, dx, x);`.
+/// The same for one var, whose output needs no std::tie: `double v = fg::value_and_grad_into(f, dx, x);`. The output is
+/// a named object, or a Map or Ref made in the call (it writes the memory it views).
 template <Differentiable E, class Out, class Var>
   requires(!detail::is_tuple_v<std::remove_cvref_t<Out>>)
 [[gnu::always_inline]] inline auto value_and_grad_into(const E& f, Out&& gradient, const Var& var) {
+  static_assert(std::is_lvalue_reference_v<Out> || detail::is_eigen_view_v<std::remove_cvref_t<Out>>,
+                "fusegrad::value_and_grad_into(f, gradient, var): the output is a temporary, so the gradient would be "
+                "written into it and thrown away; pass a named array or number, or a Map over memory you own");
   return value_and_grad_into(f, std::tie(gradient), var);
 }
 

@@ -54,10 +54,11 @@ template <Scalar T, class S, class Storage>
 class leaf_data;
 
 // data_range<R, T>: a std::vector, std::array or other range passed where a leaf takes its values, which no constructor
-// copies; Extents (a range too) and anything that converts to it or to T are the arguments of other constructors, and
-// Eigen objects have their own.
+// copies; Extents (a range too) and anything that converts to it, to T or to a pointer to T (a C array) are the
+// arguments of other constructors, and Eigen objects have their own.
 template <class R, class T>
 concept data_range = std::ranges::range<R> && !std::is_convertible_v<R, Extents> && !std::is_convertible_v<R, T> &&
+                     !std::is_convertible_v<R, const T*> &&  // a C array: a view's pointer
                      !std::is_base_of_v<Eigen::EigenBase<std::remove_cvref_t<R>>, std::remove_cvref_t<R>>;
 
 // A count given the way torch.zeros(3) takes one: numbers alone, to a leaf of rank >= 1.
@@ -117,8 +118,8 @@ class leaf_data<T, S, owning> {
   explicit leaf_data(N&&...) {
     static_assert(always_false<N...>,
                   "fusegrad::Var/Const: numbers alone are neither a size nor values; n zeros: "
-                  "Var<double, Shape<dyn>> x({n}); n values: x({n}, {1.0, 2.0, ...}); a static shape takes its values "
-                  "in braces, Var<double, Shape<3>> x{1.0, 2.0, 3.0}, or none for zeros");
+                  "Var<double, Shape<dyn>> x({n}) (n a std::size_t); n values: x({n}, {1.0, 2.0, ...}); a static shape "
+                  "takes its values in braces, Var<double, Shape<3>> x{1.0, 2.0, 3.0}, or none for zeros");
   }
 
   /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
@@ -318,33 +319,37 @@ template <Scalar T, ShapeType S>
 struct is_view_const<Const<T, S, view>> : std::true_type {};
 
 template <class L>
-inline constexpr bool is_static_leaf_v = false;
+inline constexpr bool is_var_or_const_v = false;
 template <class T, class S, class Storage>
-inline constexpr bool is_static_leaf_v<Var<T, S, Storage>> = true;
+inline constexpr bool is_var_or_const_v<Var<T, S, Storage>> = true;
 template <class T, class S, class Storage>
-inline constexpr bool is_static_leaf_v<Const<T, S, Storage>> = true;
+inline constexpr bool is_var_or_const_v<Const<T, S, Storage>> = true;
 
-// PyTorch's in-place update, w -= lr * grad, on a Var or Const: one error that says where its values change, where no
-// operator would match (and a wall of Eigen's candidates would follow).
-template <class U>
-void update_through_value() {
-  static_assert(always_false<U>,
-                "fusegrad::Var/Const: a leaf's values change through value(), an Eigen map over them: "
-                "x.value() -= 0.1 * dx (a view leaf's are the memory it views)");
-}
+// The right side of PyTorch's in-place update, w -= lr * grad, on a Var or Const: one error that says where a leaf's
+// values change, where no operator would match (and a wall of Eigen's candidates would follow). Reached by a
+// user-defined conversion, so that a program's own operator for a leaf, which takes its right side as it is or as an
+// Eigen base, is the better match and keeps its calls.
+struct update_of_a_leaf {
+  template <class U>
+  update_of_a_leaf(const U& /*update*/) {  // NOLINT: implicit, so that only the mistake converts
+    static_assert(always_false<U>,
+                  "fusegrad::Var/Const: a leaf's values change through value(), an Eigen map over them: "
+                  "x.value() -= 0.1 * dx (a view leaf's are the memory it views)");
+  }
+};
 }  // namespace detail
 
-template <class L, class U>
-  requires detail::is_static_leaf_v<L>
-void operator+=(L&, const U&) { detail::update_through_value<U>(); }
-template <class L, class U>
-  requires detail::is_static_leaf_v<L>
-void operator-=(L&, const U&) { detail::update_through_value<U>(); }
-template <class L, class U>
-  requires detail::is_static_leaf_v<L>
-void operator*=(L&, const U&) { detail::update_through_value<U>(); }
-template <class L, class U>
-  requires detail::is_static_leaf_v<L>
-void operator/=(L&, const U&) { detail::update_through_value<U>(); }
+template <class L>
+  requires detail::is_var_or_const_v<L>
+void operator+=(L&, detail::update_of_a_leaf) {}
+template <class L>
+  requires detail::is_var_or_const_v<L>
+void operator-=(L&, detail::update_of_a_leaf) {}
+template <class L>
+  requires detail::is_var_or_const_v<L>
+void operator*=(L&, detail::update_of_a_leaf) {}
+template <class L>
+  requires detail::is_var_or_const_v<L>
+void operator/=(L&, detail::update_of_a_leaf) {}
 
 }  // namespace fusegrad

@@ -214,9 +214,11 @@ struct braced_cat_operands {
 }  // namespace detail
 
 /// Operands without the axis first: one error that says where it goes, where no overload would match and the compiler
-/// would list every candidate. Taken by const& so that a user's own cat of these types is the better match.
+/// would list every candidate. The first is bound as const volatile, so that a program's own cat that takes it by
+/// reference is the better match and keeps its calls (a temporary gets the compiler's list).
 template <Differentiable X, detail::cat_argument... Rest>
-auto cat(const X& x, const Rest&...) {
+auto cat(const volatile X& first, const Rest&...) {
+  const X& x = const_cast<const X&>(first);
   static_assert(detail::always_false<X>,
                 "fusegrad::cat(axis, a, b...): the axis comes first, fg::cat(0, a, b) or fg::cat(fg::axes<0>, a, b); "
                 "a list of Tensors is joined by fg::cat({a, b}, 0)");

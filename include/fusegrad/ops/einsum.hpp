@@ -283,10 +283,10 @@ auto einsum_of_number_or_data() {
 /// every candidate, for either way of giving the subscripts.
 template <fixed_string Subscripts, class... Xs>
   requires detail::expressions_with_number_or_data<Xs...>
-[[nodiscard]] auto einsum(Xs&&... /*xs*/) { return detail::einsum_of_number_or_data<Xs...>(); }
+[[nodiscard]] auto einsum(const Xs&... /*xs*/) { return detail::einsum_of_number_or_data<Xs...>(); }
 template <class... Xs>
   requires detail::expressions_with_number_or_data<Xs...>
-[[nodiscard]] auto einsum(std::string_view /*subscripts*/, Xs&&... /*xs*/) {
+[[nodiscard]] auto einsum(std::string_view /*subscripts*/, const Xs&... /*xs*/) {
   return detail::einsum_of_number_or_data<Xs...>();
 }
 

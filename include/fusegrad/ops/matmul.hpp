@@ -228,10 +228,11 @@ template <Differentiable A, Differentiable B>
 }
 
 /// A number or data where matmul takes an expression (`fg::matmul(x, 2.0)`, `fg::matmul(x, eigen_matrix)`): one error
-/// that says what to write instead, where no overload would match and the compiler would list every candidate.
+/// that says what to write instead, where no overload would match and the compiler would list every candidate. By
+/// const reference: a program's own matmul of these types is the better match and keeps its calls.
 template <class A, class B>
   requires detail::expressions_with_number_or_data<A, B>
-[[nodiscard]] auto matmul(A&& /*a*/, B&& /*b*/) {
+[[nodiscard]] auto matmul(const A& /*a*/, const B& /*b*/) {
   static_assert(!Number<A> && !Number<B>,
                 "fusegrad::matmul(a, b): an operand is a number, which has no axis to contract; scale by it with *: "
                 "x * 2.0");

@@ -249,9 +249,11 @@ template <Differentiable X>
   return detail::make_materialized_with(permute_op<detail::runtime_axis_swap>{{i, j}}, std::forward<X>(x));
 }
 /// One axis where transpose swaps two: one error that says what it takes, where no overload would match and the
-/// compiler would list every candidate.
+/// compiler would list every candidate. x is bound as const volatile, so that a program's own transpose that takes it
+/// by reference is the better match and keeps its calls.
 template <Differentiable X, std::integral I>
-auto transpose(const X& x, I axis) {
+auto transpose(const volatile X& operand, I axis) {
+  const X& x = const_cast<const X&>(operand);
   static_assert(detail::always_false<X>,
                 "fusegrad::transpose(x, i, j): two axes are swapped, fg::transpose(x, 0, 1) or "
                 "fg::transpose(x, fg::axes<0, 1>); fg::transpose(x) transposes a matrix");

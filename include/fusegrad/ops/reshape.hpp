@@ -108,10 +108,12 @@ template <Differentiable X>
 }
 
 /// Run-time extents without their braces (PyTorch's x.reshape(3, 2)): one error that says how they are given, where no
-/// overload would match and the compiler would list every candidate.
+/// overload would match and the compiler would list every candidate. x is bound as const volatile, so that a program's
+/// own reshape that takes it by reference is the better match and keeps its calls.
 template <Differentiable X, std::integral... Is>
   requires(sizeof...(Is) >= 1)
-auto reshape(const X& x, Is... extents) {
+auto reshape(const volatile X& operand, Is... extents) {
+  const X& x = const_cast<const X&>(operand);
   static_assert(detail::always_false<X>,
                 "fusegrad::reshape(x, {extents...}): run-time extents go in braces, fg::reshape(x, {3, 2}) (one may "
                 "be -1), or statically fg::reshape<3, 2>(x)");

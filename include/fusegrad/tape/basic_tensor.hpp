@@ -86,7 +86,7 @@ class BasicTensor {
     static_assert(detail::always_false<D>,
                   "fusegrad::Tensor: a tensor is not constructed from a std::vector, another range or an Eigen object; "
                   "copy the values: Tensor::from(v, {v.size()}), Tensor::from(eigen); or borrow them (no copy): "
-                  "Tensor::from_blob(v.data(), {v.size()})");
+                  "Tensor::from_blob(v.data(), {v.size()}) of a v that is not const");
   }
 
   // Factories.
