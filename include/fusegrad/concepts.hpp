@@ -5,6 +5,7 @@
 #include <complex>
 #include <concepts>
 #include <cstddef>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -84,6 +85,14 @@ template <class T, std::size_t N>
 inline constexpr bool is_std_sequence_v<std::array<T, N>> = true;
 template <class T, std::size_t N>
 inline constexpr bool is_std_sequence_v<std::span<T, N>> = true;
+
+// Something a range-for walks (a container, a C array): what <ranges>' std::ranges::range says, without that header's
+// cost to every translation unit.
+template <class R>
+concept iterable = requires(R& r) {
+  std::begin(r);
+  std::end(r);
+};
 
 // Declared only: whether a T* converts to it says whether T is an Eigen object.
 template <class D>

@@ -6,7 +6,6 @@
 #include <concepts>
 #include <cstddef>
 #include <initializer_list>
-#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -57,7 +56,7 @@ class leaf_data;
 // copies; Extents (a range too) and anything that converts to it, to T or to a pointer to T (a C array) are the
 // arguments of other constructors, and Eigen objects have their own.
 template <class R, class T>
-concept data_range = std::ranges::range<R> && !std::is_convertible_v<R, Extents> && !std::is_convertible_v<R, T> &&
+concept data_range = iterable<R> && !std::is_convertible_v<R, Extents> && !std::is_convertible_v<R, T> &&
                      !std::is_convertible_v<R, const T*> &&  // a C array: a view's pointer
                      !std::is_base_of_v<Eigen::EigenBase<std::remove_cvref_t<R>>, std::remove_cvref_t<R>>;
 

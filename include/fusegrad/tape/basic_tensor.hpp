@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
-#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -53,7 +52,7 @@ inline constexpr bool is_tensor_v<E> = std::is_base_of_v<BasicTensor<typename E:
 // takes none of them: the factories copy or borrow them.
 template <class D>
 concept tensor_data = !Differentiable<D> && !is_tensor_v<D> && !std::is_same_v<D, Extents> &&
-                      (std::ranges::range<D> || std::is_base_of_v<Eigen::EigenBase<D>, D>);
+                      (iterable<D> || std::is_base_of_v<Eigen::EigenBase<D>, D>);
 }  // namespace detail
 
 /// A tensor of the dynamic layer: a handle (copies share values, gradient and graph node)
