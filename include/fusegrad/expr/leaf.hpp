@@ -330,7 +330,7 @@ inline constexpr bool is_var_or_const_v<Const<T, S, Storage>> = true;
 // Eigen base, is the better match and keeps its calls.
 struct update_of_a_leaf {
   template <class U>
-  update_of_a_leaf(const U& /*update*/) {  // NOLINT: implicit, so that only the mistake converts
+  update_of_a_leaf(const U& /*update*/) {  // NOLINT: implicit: any right side converts, as a worse match
     static_assert(always_false<U>,
                   "fusegrad::Var/Const: a leaf's values change through value(), an Eigen map over them: "
                   "x.value() -= 0.1 * dx (a view leaf's are the memory it views)");
