@@ -68,6 +68,15 @@ concept Differentiable = Expression<std::remove_cvref_t<E>>;
 template <class E>
 concept GradLeaf = Expression<E> && E::kind == node_kind::leaf&& E::takes_grad;
 
+/// A leaf that value_and_grad can differentiate with respect to: a Var of static rank.
+template <class V>
+concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::static_shape>;
+
+namespace detail {
+template <class V>
+inline constexpr bool is_variable_v = Variable<V>;
+}  // namespace detail
+
 /// A plain number that may stand beside an expression (`2.0 * x`): converted to a constant
 /// of the expression's scalar type, so it must convert to float and multiply like one.
 template <class T>

@@ -8,9 +8,9 @@
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/detail/after_error.hpp>
 #include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/expr/eval.hpp>
+#include <fusegrad/expr/grad_mistakes.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/storage.hpp>
@@ -20,10 +20,6 @@
 #include <fusegrad/shape/eigen_extents.hpp>
 
 namespace fusegrad {
-
-/// A leaf that value_and_grad can differentiate with respect to: a Var of static rank.
-template <class V>
-concept Variable = GradLeaf<std::remove_cvref_t<V>> && ShapeType<typename std::remove_cvref_t<V>::static_shape>;
 
 namespace detail {
 
@@ -167,9 +163,6 @@ template <class E, class Sinks, class U>
   }
 }
 
-template <class V>
-inline constexpr bool is_variable_v = Variable<V>;
-
 // value_and_grad's work: inlined into value_and_grad_shared, or into the caller.
 template <class E, class... Vars>
 [[gnu::always_inline]] inline auto value_and_grad_body(const E& f, const Vars&... vars) {
@@ -242,93 +235,6 @@ template <Differentiable E, class... Vars>
   } else {
     return detail::value_and_grad_shared(f, vars...);
   }
-}
-
-namespace detail {
-// A function of the vars (or of none: a closure that captures them), or a number, where value_and_grad and grad take an
-// expression of them (JAX's grad(fn), or a value eval has computed): only these mistakes, so that other functions named
-// grad that argument-dependent lookup brings in keep their calls.
-template <class F, class... Vars>
-concept function_or_number_of_vars = !Differentiable<F> && sizeof...(Vars) > 0 && (is_variable_v<Vars> && ...) &&
-                                     (std::invocable<const F&, const Vars&...> || std::invocable<const F&> ||
-                                      std::is_arithmetic_v<F>);
-
-// A function alone, JAX's value_and_grad(fn) and grad(fn), which make a function of it.
-template <class F>
-concept function_alone = !Differentiable<F> && std::is_class_v<F>;
-
-// What a diagnostic overload returns for each var's gradient, after its one error.
-template <class Var>
-using gradient_after_error = double;
-
-// The braced list of grad(f, {x, y}), the Tensors' form, given Vars.
-struct braced_vars {
-  template <class... Vs>
-    requires(is_variable_v<Vs>&&...)
-  braced_vars(const Vs&...) {}  // NOLINT: implicit, to take the braced list
-};
-}  // namespace detail
-
-// These diagnostic overloads bind the vars (and a function alone) as const volatile: any other overload that takes them
-// by reference, such as a program's own grad that argument-dependent lookup brings in beside these, is the better match
-// and keeps its call. (A temporary binds to none of them, and gets the compiler's list of candidates.)
-
-/// A function or a number where the expression goes: one error that says what value_and_grad and grad take, where no
-/// overload would match and the compiler would list every candidate.
-template <class F, class... Vars>
-  requires detail::function_or_number_of_vars<F, Vars...>
-auto value_and_grad(const F&, const volatile Vars&...) {
-  static_assert(detail::always_false<F>,
-                "fusegrad::value_and_grad and grad(f, vars...): f is an expression built from the vars, not a "
-                "function or a number: fg::value_and_grad(fg::sum(x * x), x), or call the function first, "
-                "fg::value_and_grad(fn(x), x)");
-  return std::tuple<double, detail::gradient_after_error<Vars>...>{};  // after the one error, nothing that adds another
-}
-/// A function alone (JAX's value_and_grad(fn)(x)): the same error.
-template <class F>
-  requires detail::function_alone<F>
-auto value_and_grad(const volatile F&) {
-  static_assert(detail::always_false<F>,
-                "fusegrad::value_and_grad and grad(f, vars...): f is an expression built from the vars, not a "
-                "function: fg::value_and_grad(fg::sum(x * x), x), or call the function first, "
-                "fg::value_and_grad(fn(x), x); there is no value_and_grad(fn)(x)");
-  // After the one error, a function of the vars, so that calling it adds no other.
-  return [](const auto&... vars) { return std::tuple<double, decltype(void(vars), 0.0)...>{}; };
-}
-/// Vars in braces, as Tensors are given: one error that says how vars are given.
-template <Differentiable E>
-detail::after_error value_and_grad(const E&, detail::braced_vars) {
-  static_assert(detail::always_false<E>,
-                "fusegrad::value_and_grad and grad(f, vars...): the vars of an expression are given one by one, "
-                "fg::grad(f, x, y) (auto [dx, dy] = ...); the braced list, fg::grad(loss, {w, b}), is for Tensors");
-  return {};
-}
-
-/// grad's mistakes, as value_and_grad's: a function or a number where the expression goes, a function alone, vars in
-/// braces.
-template <class F, class... Vars>
-  requires detail::function_or_number_of_vars<F, Vars...>
-auto grad(const F& f, const volatile Vars&... vars) {
-  (void)value_and_grad(f, vars...);  // its one error
-  if constexpr (sizeof...(Vars) == 1)
-    return 0.0;
-  else
-    return std::tuple<detail::gradient_after_error<Vars>...>{};
-}
-template <class F>
-  requires detail::function_alone<F>
-auto grad(const volatile F& f) {
-  (void)value_and_grad(f);  // its one error
-  return [](const auto&... vars) {
-    if constexpr (sizeof...(vars) == 1)
-      return 0.0;
-    else
-      return std::tuple<decltype(void(vars), 0.0)...>{};
-  };
-}
-template <Differentiable E>
-detail::after_error grad(const E& f, detail::braced_vars vars) {
-  return value_and_grad(f, vars);  // its one error
 }
 
 /// The gradient of a scalar expression with respect to one var, or a tuple of gradients
