@@ -1,6 +1,7 @@
 // expect: error: static assertion failed: fusegrad::cat\(axis, x, y...\): Vars and expressions are joined with the axis first
 // fail/cat_of_vars_in_braces.cpp -- Vars joined as Tensors are, fg::cat({x, y}, 0): one error that says the static
-// form takes the axis first (without it: no matching function, and every candidate listed). The legal twin does so.
+// form takes the axis first (without it: no matching function, and every candidate listed); what is built from its
+// result after the error adds no second one. The legal twin takes the axis first.
 #include <fusegrad/fusegrad.hpp>
 
 namespace fg = fusegrad;
@@ -13,6 +14,6 @@ int main() {
 #else
   const auto joined = fg::cat(0, x, y);
 #endif
-  (void)joined;
-  return 0;
+  const auto [value, dx] = fg::value_and_grad(fg::sum(joined * joined), x);
+  return value > 0 && dx(0) > 0 ? 0 : 1;
 }

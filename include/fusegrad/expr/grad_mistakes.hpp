@@ -3,7 +3,9 @@
 // and vars in braces (the Tensors' form).
 #pragma once
 
+#include <array>
 #include <concepts>
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 
@@ -30,11 +32,12 @@ concept function_alone = !Differentiable<F> && std::is_class_v<F>;
 template <class Var>
 using gradient_after_error = double;
 
-// The braced list of grad(f, {x, y}), the Tensors' form, given Vars.
-struct braced_vars {
-  template <class... Vs>
-    requires(is_variable_v<Vs>&&...)
-  braced_vars(const Vs&...) {}  // NOLINT: implicit, to take the braced list
+// A var in the braced list of grad(f, {x, y}), the Tensors' form. The list arrives as an array of these, whose length
+// the call deduces: what it returns after its error then has one gradient per var, so that `auto [dx, dy] = ...` adds
+// no second error.
+struct braced_var {
+  template <class V>
+    requires is_variable_v<V> braced_var(const V&) {}  // NOLINT: implicit, to take the braced list's elements
 };
 }  // namespace detail
 
@@ -65,12 +68,12 @@ auto value_and_grad(const volatile F&) {
   return [](const auto&... vars) { return std::tuple<double, decltype(void(vars), 0.0)...>{}; };
 }
 /// Vars in braces, as Tensors are given: one error that says how vars are given.
-template <Differentiable E>
-detail::after_error value_and_grad(const E&, detail::braced_vars) {
+template <Differentiable E, std::size_t Count>
+auto value_and_grad(const E&, const detail::braced_var (&)[Count]) {
   static_assert(detail::always_false<E>,
                 "fusegrad::value_and_grad and grad(f, vars...): the vars of an expression are given one by one, "
                 "fg::grad(f, x, y) (auto [dx, dy] = ...); the braced list, fg::grad(loss, {w, b}), is for Tensors");
-  return {};
+  return std::array<detail::after_error, Count + 1>{};  // the value and each var's gradient
 }
 
 /// grad's mistakes, as value_and_grad's: a function or a number where the expression goes, a function alone, vars in
@@ -95,9 +98,13 @@ auto grad(const volatile F& f) {
       return std::tuple<decltype(void(vars), 0.0)...>{};
   };
 }
-template <Differentiable E>
-detail::after_error grad(const E& f, detail::braced_vars vars) {
-  return value_and_grad(f, vars);  // its one error
+template <Differentiable E, std::size_t Count>
+auto grad(const E& f, const detail::braced_var (&vars)[Count]) {
+  (void)value_and_grad(f, vars);  // its one error
+  if constexpr (Count == 1)
+    return detail::after_error{};
+  else
+    return std::array<detail::after_error, Count>{};
 }
 
 }  // namespace fusegrad

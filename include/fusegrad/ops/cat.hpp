@@ -6,16 +6,17 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
-#include <fusegrad/detail/after_error.hpp>
 #include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>  // fg::axes
 #include <fusegrad/shape/resolve_axis.hpp>
 #include <fusegrad/shape/shape.hpp>
@@ -201,7 +202,7 @@ concept cat_argument = Differentiable<A> || std::is_integral_v<A> || AxesType<A>
 // expressions take the axis first), or Tensors of two scalar types. Its one error names the mistake.
 struct braced_cat_operands {
   template <Differentiable... Xs>
-  braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
+  consteval braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
     constexpr bool tensors = (is_handle_v<Xs> && ...);
     static_assert(tensors,
                   "fusegrad::cat(axis, x, y...): Vars and expressions are joined with the axis first, "
@@ -225,7 +226,8 @@ auto cat(const volatile X& first, const Rest&...) {
   return cat(std::int64_t(0), x);  // after the one error, a cat, so that nothing adds another
 }
 /// A braced list that no cat takes (detail::braced_cat_operands reports it). The axis is converted as in the Tensors'
-/// cat, which a braced list of Tensors of one type then matches better.
-inline detail::after_error cat(detail::braced_cat_operands, std::int64_t) { return {}; }
+/// cat, which a braced list of Tensors of one type then matches better. After the error it returns an expression of
+/// doubles, so that the expressions and gradients built from it add no second error.
+[[noreturn]] inline Const<double, Shape<dyn>> cat(detail::braced_cat_operands, std::int64_t) { std::terminate(); }
 
 }  // namespace fusegrad
