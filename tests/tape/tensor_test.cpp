@@ -179,6 +179,22 @@ TYPED_TEST(TensorTyped, FromRowsInBracesIsAMatrix) {
   EXPECT_EQ(column.shape(), (Extents{3, 1}));
   expect_array_near(column.eigen(), {7, 8, 9});
   expect_error<fg::shape_error>([] { (void)Tensor::from({{1, 2}, {3}}); }, {"rows of 2 and 1 values"});
+  const Tensor one = Tensor::from({{7}});  // a 1 x 1 matrix, as torch.tensor([[7]]), not a vector
+  EXPECT_EQ(one.shape(), (Extents{1, 1}));
+}
+
+TYPED_TEST(TensorTyped, FromValuesInBracesIsAVector) {
+  using Tensor = typename TestFixture::Tensor;
+  const Tensor t = Tensor::from({1, 2.5, -3});  // torch.tensor([1, 2.5, -3])
+  EXPECT_EQ(t.shape(), (Extents{3}));
+  expect_array_near(t.eigen(), {1, 2.5, -3});
+  const Tensor single = Tensor::from({4});
+  EXPECT_EQ(single.shape(), (Extents{1}));
+  expect_array_near(single.eigen(), {4});
+  const TypeParam values[] = {5, 6};  // a C array is copied
+  const Tensor copied = Tensor::from(values);
+  EXPECT_EQ(copied.shape(), (Extents{2}));
+  expect_array_near(copied.eigen(), {5, 6});
 }
 
 TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {

@@ -156,6 +156,12 @@ class BasicTensor {
   static BasicTensor from(std::initializer_list<T> values, const Extents& e) {
     return from(std::span<const T>(values.begin(), values.size()), e);
   }
+  /// A vector from its values in braces, as torch.tensor([1, 2, 3]): `Tensor::from({1.0, 2.0, 3.0})` has shape (3).
+  /// Also a copy of a C array.
+  template <std::size_t N>
+  static BasicTensor from(const T (&values)[N]) {
+    return from(std::span<const T>(values, N), Extents{N});
+  }
   /// A matrix from its rows in braces, as torch.tensor([[1, 2], [3, 4]]): `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})` has
   /// shape (2, 2); the rows have one length. Not for complex values, which braces write as {re, im}.
   static BasicTensor from(std::initializer_list<std::initializer_list<T>> rows) requires std::floating_point<T> {
