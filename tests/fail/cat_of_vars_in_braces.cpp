@@ -9,11 +9,13 @@ namespace fg = fusegrad;
 int main() {
   const fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
   const fg::Var<double, fg::Shape<3>> y{4.0, 5.0, 6.0};
+  // Joined where the operands are references, as in a function of the program's own.
 #ifdef FUSEGRAD_FAIL
-  const auto joined = fg::cat({x, y}, 0);
+  const auto join = [](const auto& a, const auto& b) { return fg::cat({a, b}, 0); };
 #else
-  const auto joined = fg::cat(0, x, y);
+  const auto join = [](const auto& a, const auto& b) { return fg::cat(0, a, b); };
 #endif
+  const auto joined = join(x, y);
   const auto [value, dx] = fg::value_and_grad(fg::sum(joined * joined), x);
   return value > 0 && dx(0) > 0 ? 0 : 1;
 }

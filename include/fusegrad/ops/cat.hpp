@@ -202,7 +202,7 @@ concept cat_argument = Differentiable<A> || std::is_integral_v<A> || AxesType<A>
 // expressions take the axis first), or Tensors of two scalar types. Its one error names the mistake.
 struct braced_cat_operands {
   template <Differentiable... Xs>
-  consteval braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
+  braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
     constexpr bool tensors = (is_handle_v<Xs> && ...);
     static_assert(tensors,
                   "fusegrad::cat(axis, x, y...): Vars and expressions are joined with the axis first, "
