@@ -371,6 +371,24 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   expect_refused(huge, {"heads.1.weight", "holds more than"});
 }
 
+// A load that a later parameter's deferred value stops (its value, computed before the parameter changes, is not
+// finite under DetectAnomalyGuard) counts no parameter as written: a graph recorded before it still runs backward.
+TEST_F(SaveLoad, ALoadStoppedByADeferredValueChangesNoVersion) {
+  Mixed model{fg::Tensor::from({1.0, 2.0}).requires_grad_(), fg::FloatTensor::from({0.0f, 4.0f}).requires_grad_(),
+              nn::BasicLinear<float>(2, 1, 7), nn::Linear(2, 2, 8)};
+  nn::save(model, file);
+  fg::Tensor loss = fg::taped(fg::sum(fg::exp(model.w)));  // saves w for its backward
+  const fg::FloatTensor deferred = fg::sum(fg::log(model.f));     // one value, computed when asked for: -inf
+  {
+    const fg::DetectAnomalyGuard checked;
+    fg::test::expect_error<fg::value_error>([&] { nn::load(model, file); }, {"produced NaN or infinity"});
+  }
+  loss.backward();
+  EXPECT_DOUBLE_EQ(model.w.grad().data()[0], std::exp(1.0));
+  EXPECT_DOUBLE_EQ(model.w.grad().data()[1], std::exp(2.0));
+  EXPECT_EQ(deferred.item(), -std::numeric_limits<float>::infinity());
+}
+
 // Parameters in optionals, behind pointers and in any container are saved and loaded like the rest.
 TEST_F(SaveLoad, ParametersInOptionalsPointersAndContainersRoundTrip) {
   const Holders saved = make_holders();

@@ -212,17 +212,17 @@ void load(Model& model, const std::filesystem::path& path) {
       if (std::none_of(doubles.begin(), doubles.end(), named) && std::none_of(floats.begin(), floats.end(), named))
         throw value_error(where + ": the file's parameter " + name + " is not in the model");
     }
-  // Everything that can throw (a deferred value reading a parameter is computed before it changes)
-  // before the first value changes.
+  // Everything that can throw before the first parameter is counted as written: the destinations' memory, and every
+  // deferred value that reads a parameter (computed before it changes, and checked under DetectAnomalyGuard).
   const NoGradGuard unrecorded;
-  const auto destinations_of = []<std::floating_point T>(std::vector<NamedParameter<T>>& targets) {
-    std::vector<Eigen::Map<fusegrad::detail::array_t<T>>> destinations;
-    destinations.reserve(targets.size());
-    for (NamedParameter<T>& target : targets) destinations.push_back(target.tensor.mutable_eigen());
-    return destinations;
-  };
-  auto double_destinations = destinations_of(doubles);
-  auto float_destinations = destinations_of(floats);
+  for (NamedParameter<double>& target : doubles) target.tensor.impl()->storage->settle_readers();
+  for (NamedParameter<float>& target : floats) target.tensor.impl()->storage->settle_readers();
+  std::vector<Eigen::Map<fusegrad::detail::array_t<double>>> double_destinations;
+  std::vector<Eigen::Map<fusegrad::detail::array_t<float>>> float_destinations;
+  double_destinations.reserve(doubles.size());
+  float_destinations.reserve(floats.size());
+  for (NamedParameter<double>& target : doubles) double_destinations.push_back(target.tensor.mutable_eigen());
+  for (NamedParameter<float>& target : floats) float_destinations.push_back(target.tensor.mutable_eigen());
   const auto copy = [&]<std::floating_point T>(const std::vector<NamedParameter<T>>& targets,
                                                std::vector<Eigen::Map<fusegrad::detail::array_t<T>>>& destinations) {
     for (std::size_t k = 0; k < targets.size(); ++k) {
