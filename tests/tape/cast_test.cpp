@@ -1,6 +1,7 @@
 // tape/cast_test.cpp -- t.to<float>() and t.to<double>(): values, gradients cast back, graphs that
 // leave one scalar type and come back, fg::grad across casts, and failures that change nothing.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -131,6 +132,38 @@ TEST(Cast, AnomalyModeFindsAGradientThatOverflowsInTheCast) {
   const fg::DetectAnomalyGuard anomaly;
   expect_error<fg::value_error>([&] { loss.backward(); }, {"ToCopyBackward", "NaN or infinity"});
   EXPECT_FALSE(p.grad().defined());
+}
+
+// Under DetectAnomalyGuard the pass of this side may fail where it adds its gradients (a deferred value that reads
+// one is not finite): it fails before the far side of the cast adds any of its own.
+TEST(Cast, AnAnomalyWhereThisSideAddsItsGradientsChangesNoGradientOfEitherType) {
+  fg::Tensor w = fg::Tensor::from({0.0, 1.0}, {2}).requires_grad_();
+  fg::FloatTensor f = fg::FloatTensor::from({1.0f, 2.0f}, {2}).requires_grad_();
+  const fg::FloatTensor loss = fg::sum(w.to<float>() * f);
+  loss.backward({.retain_graph = true});  // f.grad() = w = (0, 1), w.grad() = f = (1, 2)
+  const fg::FloatTensor v = fg::FloatTensor::ones({2}).requires_grad_();
+  const fg::FloatTensor reads_a_gradient = fg::sum(fg::log(f.grad()) * v);  // recorded, its value deferred: -inf
+  {
+    const fg::DetectAnomalyGuard anomaly;
+    expect_error<fg::value_error>([&] { loss.backward({.retain_graph = true}); }, {"NaN or infinity"});
+  }
+  EXPECT_EQ(w.grad().at({0}), 1.0);
+  EXPECT_EQ(w.grad().at({1}), 2.0);
+  EXPECT_EQ(f.grad().at({0}), 0.0f);
+  EXPECT_EQ(f.grad().at({1}), 1.0f);
+  EXPECT_EQ(reads_a_gradient.item(), -std::numeric_limits<float>::infinity());
+}
+
+// A staged backward (DetectAnomalyGuard) through a leaf reached directly and across a cast there and back: both
+// passes add to its first gradient, d/dw sum(w * 3 + to_double(to_float(w * 2))) = 5.
+TEST(Cast, AStagedBackwardAddsBothPassesToAFirstGradient) {
+  fg::Tensor w = fg::Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  const fg::Tensor doubled = w * 2.0;
+  const fg::Tensor loss = fg::sum(w * 3.0 + doubled.to<float>().to<double>());
+  const fg::DetectAnomalyGuard anomaly;
+  loss.backward();
+  EXPECT_EQ(w.grad().at({0}), 5.0);
+  EXPECT_EQ(w.grad().at({1}), 5.0);
 }
 
 // A backward that cannot finish on the far side of a cast fails before any gradient moves.

@@ -71,15 +71,20 @@ void release_graph(std::span<const backward_root<T>> roots) {
   }
 }
 
-// A staged backward's gradients, added to their tensors: what may throw first (a deferred value that reads a
-// gradient, the memory of a first gradient), then the commit, which cannot, so that every gradient changes or none
-// does. Out of line: the usual backward never runs it, and inlined it took an inlining from that backward's loop.
+// A staged backward's gradients are added to their tensors in two steps, so that every gradient changes or none
+// does: first what may throw (a deferred value that reads a gradient, the memory of a first gradient), then the
+// commit, which cannot. Out of line: the usual backward never runs them, and inlined they took an inlining from that
+// backward's loop.
 template <class T, class StagedGrads>
-[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads) {
+[[gnu::noinline]] std::vector<ref<tensor_storage<T>>> prepare_staged_grads(StagedGrads& staged_grads) {
   std::vector<ref<tensor_storage<T>>> fresh;
   fresh.reserve(staged_grads.size());
   for (auto& [t, g] : staged_grads) t->settle_grad_readers();
   for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
+  return fresh;
+}
+template <class T, class StagedGrads>
+[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads, std::vector<ref<tensor_storage<T>>>& fresh) {
   std::size_t k = 0;
   for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
 }
@@ -289,35 +294,40 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
       n->released = released_after_backward;
     }
   }
-  // The graphs of another scalar type that casts lead into, before this pass's staged
-  // gradients are added: should their backward fail (an anomaly), nothing has changed.
-  if (!crossings.empty()) [[unlikely]]
-    crossings.front()->backward_across(crossings, /*retain_graph=*/true, capture);
-  // Roots that are leaves last, for the same reason.
-  for (const backward_root<T>& root : roots) {
-    tensor_impl<T>* t = root.tensor;
-    if (t->grad_fn) continue;
-    if (capture) {
-      if (capture->wants(t)) {
-        small_buffer<T> g(t->extents.size());
-        std::copy_n(root.seed, t->extents.size(), g.data());
-        capture->add(t, std::move(g));
-      }
-    } else if (t->requires_grad) {
-      if (staged) {
+  // Roots that are leaves: a staged backward stages their seeds with the rest (a capture takes them).
+  if (staged)
+    for (const backward_root<T>& root : roots) {
+      tensor_impl<T>* t = root.tensor;
+      if (t->grad_fn) continue;
+      if (capture) {
+        if (capture->wants(t)) {
+          small_buffer<T> g(t->extents.size());
+          std::copy_n(root.seed, t->extents.size(), g.data());
+          capture->add(t, std::move(g));
+        }
+      } else if (t->requires_grad) {
         if (T* destination = staged_destination(t))
           Eigen::Map<array_t<T>>(destination, static_cast<Eigen::Index>(t->extents.size())) +=
               Eigen::Map<const array_t<T>>(root.seed, static_cast<Eigen::Index>(t->extents.size()));
-      } else {
-        t->accumulate_grad(root.seed);
       }
     }
-  }
+  // What may throw in adding this pass's staged gradients happens before the graphs of another scalar type run, since
+  // they add theirs as they end (a backward that is not staged added its gradients as it ran).
+  std::vector<ref<tensor_storage<T>>> fresh;
+  if (!capture && !staged_grads.empty()) fresh = prepare_staged_grads<T>(staged_grads);
+  // The graphs of another scalar type that casts lead into, before this pass's gradients are added: should their
+  // backward fail (an anomaly), nothing has changed.
+  if (!crossings.empty()) [[unlikely]]
+    crossings.front()->backward_across(crossings, /*retain_graph=*/true, capture);
+  // Roots that are leaves last, for the same reason, where the backward is not staged.
+  if (!staged)
+    for (const backward_root<T>& root : roots)
+      if (!root.tensor->grad_fn && root.tensor->requires_grad) root.tensor->accumulate_grad(root.seed);
   if (capture) {
     for (auto& [t, g] : staged_grads)
       if (capture->wants(t)) capture->add(t, std::move(g.values));
-  } else if (!staged_grads.empty()) {  // a backward that is not staged added its gradients as it ran
-    commit_staged_grads<T>(staged_grads);
+  } else if (!staged_grads.empty()) {
+    commit_staged_grads<T>(staged_grads, fresh);
   }
   reset.completed = true;
   if ((crosses || staged) && !retain_graph) release_graph(roots);

@@ -94,7 +94,8 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   }
   // A backward's commit, in three steps so that nothing changes unless all of it does: settle_grad_readers() (what
   // reads an existing gradient is computed; may throw), fresh_grad() (the storage of a first gradient; may throw), then
-  // commit_grad(), which cannot throw.
+  // commit_grad(), which cannot throw. A gradient made between the steps (by the pass of a graph that casts lead into
+  // and back) is added to, and the fresh storage dropped.
   void settle_grad_readers() {
     if (grad) grad->settle_readers();
   }
@@ -103,7 +104,7 @@ struct tensor_impl final : ref_counted<tensor_impl<T>> {
   }
   void commit_grad(const T* g, ref<tensor_storage<T>> fresh) noexcept {
     const Eigen::Map<const array_t<T>> added(g, static_cast<Eigen::Index>(extents.size()));
-    if (fresh) {
+    if (fresh && !grad) {
       grad = std::move(fresh);
       grad_values() = added;
     } else {
