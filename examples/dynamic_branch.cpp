@@ -41,20 +41,20 @@ int main(int argc, char** argv) {
   // The branch: which graph gets recorded depends on a value computed on the way.
   fg::Tensor loss = fg::taped(fg::mean(fg::square(b + w * x - y)));
   if (loss.item() > 0) loss = fg::taped(loss + fg::mean(w * x - y));
+  write_picture(dir, "branch", fg::to_dot(loss));  // before the backward, which frees the graph
   loss.backward();
   const double branch_loss = loss.item(), branch_db = b.grad().item(), branch_dw = w.grad().item();
   std::printf("with the branch: loss %.16f  dL/db %.16f  dL/dw %.16f\n", branch_loss, branch_db, branch_dw);
-  write_picture(dir, "branch", fg::to_dot(loss));
 
   // b as data: it is not recorded, and gets no gradient.
   const fg::Tensor b_data = b.detach();
   w.zero_grad();
   const fg::Tensor yhat = fg::taped(b_data + w * x);
   const fg::Tensor loss_without_b = fg::taped(fg::mean(fg::square(yhat - y)));
+  write_picture(dir, "b_without_grad", fg::to_dot(loss_without_b));
   loss_without_b.backward();
   std::printf("b without grad: yhat recorded as %s, dL/dw %.16f, b_data.grad() %s\n", yhat.grad_fn_name().c_str(),
               w.grad().item(), b_data.grad().defined() ? "defined" : "undefined");
-  write_picture(dir, "b_without_grad", fg::to_dot(loss_without_b));
 
   const bool ok = std::abs(branch_loss - 0.8545481670568522) < 1e-12 &&
                   std::abs(branch_db - -3.1124962265216927) < 1e-12 &&
