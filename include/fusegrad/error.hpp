@@ -30,4 +30,11 @@ class value_error : public error {
   using error::error;
 };
 
+/// Memory for a tensor's values, a gradient or a sweep's buffer that the system did not give: the message says how
+/// many bytes were asked for (PyTorch's "can't allocate memory").
+class memory_error : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace fusegrad

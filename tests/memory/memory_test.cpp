@@ -18,6 +18,8 @@
 
 #include <fusegrad/fusegrad.hpp>
 
+#include "support/expect_error.hpp"
+
 // --- the counting global operator new/delete ------------------------------------------------------
 
 namespace {
@@ -39,8 +41,12 @@ void counted_free(void* p, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__)
   live_bytes.fetch_sub(static_cast<std::ptrdiff_t>(*static_cast<std::size_t*>(raw)), std::memory_order_relaxed);
   std::free(raw);
 }
+// More than any machine that runs the tests has: refused here, as the system refuses it, so that running out of
+// memory can be tested under AddressSanitizer too (whose allocator stops the program at such a size instead).
+constexpr std::size_t more_than_there_is = std::size_t(1) << 40;
 void* counted_new(std::size_t n, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-  if (void* p = counted_alloc(n, align)) return p;
+  if (n < more_than_there_is)
+    if (void* p = counted_alloc(n, align)) return p;
   throw std::bad_alloc();
 }
 }  // namespace
@@ -176,6 +182,21 @@ TEST(Memory, TrainingStepsKeepMemoryFlat) {
   EXPECT_EQ(live(), after_warm_up);
   EXPECT_NEAR(b.item(), 1.5, 1e-9);  // the line is exact: the loop converged to it
   EXPECT_NEAR(w.item(), -0.5, 1e-9);
+}
+
+// Memory running out is fusegrad's memory_error, which says how much was asked for (PyTorch's "can't allocate
+// memory"), and leaks nothing: a tensor too large, and a broadcast whose result is too large.
+TEST(Memory, MemoryThatRunsOutIsAFusegradErrorThatSaysHowMuch) {
+  const Tensor ones = Tensor::ones({1 << 10});
+  const std::ptrdiff_t before = live();
+  fg::test::expect_error<fg::memory_error>([] { (void)Tensor::zeros({std::size_t(1) << 38}); },  // 2 TiB of doubles
+                                           {"cannot allocate 2199023255552 bytes", "memory ran out"});
+  fg::test::expect_error<fg::memory_error>(
+      [&] {
+        (void)Tensor(fg::broadcast_to(ones, {std::size_t(1) << 30, std::size_t(1) << 10}));
+      },
+      {"cannot allocate 8796093022208 bytes"});
+  EXPECT_EQ(live(), before);
 }
 
 // A chain of retained one-element operations, t = t * c, as a scalar loop on the tape builds:

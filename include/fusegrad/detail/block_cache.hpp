@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <map>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/detail/retention.hpp>
+#include <fusegrad/error.hpp>
 
 namespace fusegrad::detail {
 
@@ -18,8 +20,18 @@ namespace fusegrad::detail {
 // every other 32-byte load). Smaller blocks take malloc's fast path: aligned allocation skips it.
 inline constexpr std::size_t aligned_from_bytes = 1024;
 inline constexpr std::align_val_t values_alignment{64};
+// Memory running out is reported as fusegrad's own error, with the size asked for (out of line: never on a fast path).
+[[noreturn, gnu::cold, gnu::noinline]] inline void report_memory_ran_out(std::size_t bytes) {
+  throw memory_error("fusegrad: cannot allocate " + std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) +
+                     " MiB) for a tensor's values, a gradient or a sweep's buffer: the memory ran out. Use smaller "
+                     "tensors, or free others first (a recorded graph holds what its nodes saved until its backward)");
+}
 inline void* allocate_values(std::size_t bytes) {
-  return bytes >= aligned_from_bytes ? ::operator new(bytes, values_alignment) : ::operator new(bytes);
+  try {
+    return bytes >= aligned_from_bytes ? ::operator new(bytes, values_alignment) : ::operator new(bytes);
+  } catch (const std::bad_alloc&) {
+    report_memory_ran_out(bytes);
+  }
 }
 inline void free_values(void* p, std::size_t bytes) noexcept {
   if (bytes >= aligned_from_bytes)
