@@ -167,9 +167,16 @@ TEST(Schedules, RefuseBadSettingsAndFailWithoutChangingAnything) {
                                           {"CosineAnnealingLR", "eta_min", "nan"});
   optim::StepLR grow(opt, {.step_size = 1, .gamma = 1e300});
   grow.step();  // 1e299
-  fg::test::expect_error<fg::value_error>([&] { grow.step(); }, {"set_lr", "inf"});
+  fg::test::expect_error<fg::value_error>([&] { grow.step(); },
+                                          {"StepLR::step", "epoch 2", "past the largest double", "gamma <= 1"});
   EXPECT_EQ(grow.epoch(), 1);
   EXPECT_EQ(opt.lr(), 0.1 * 1e300);
+  optim::CosineAnnealingLR cosine(opt, {.t_max = 2});
+  for (int epoch = 1; epoch <= 3; ++epoch) cosine.step();
+  opt.set_lr(1e308);  // by hand, where the rising half doubles the rate at epoch 4
+  fg::test::expect_error<fg::value_error>([&] { cosine.step(); }, {"CosineAnnealingLR::step", "epoch 4", "inf"});
+  EXPECT_EQ(cosine.epoch(), 3);
+  EXPECT_EQ(opt.lr(), 1e308);
   fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.q}, {.lr = -1e-10}); }, {"not -1e-10"});
 }
 
@@ -313,6 +320,16 @@ TEST(Optimizer, RefusesWhatItCannotOptimise) {
                                           {"Nesterov", "momentum > 0"});
   fg::test::expect_error<fg::value_error>([&] { optim::Adam({problem.p}, {.beta1 = 1.0}); }, {"beta1", "[0, 1)"});
   fg::test::expect_error<fg::value_error>([&] { optim::AdamW({problem.p}, {.lr = -1}); }, {"AdamW", "learning rate"});
+  // Settings that are not numbers would turn the parameters to NaN, or stop them, at a step without an error.
+  fg::test::expect_error<fg::value_error>(
+      [&] { optim::SGD({problem.p}, {.lr = 0.1, .momentum = 0.9, .dampening = NAN}); }, {"SGD", "dampening", "nan"});
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {.lr = 0.1, .weight_decay = INFINITY}); },
+                                          {"SGD", "weight_decay", "inf"});
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {.lr = 0.1, .momentum = NAN}); },
+                                          {"SGD", "momentum", "nan"});
+  fg::test::expect_error<fg::value_error>([&] { optim::Adam({problem.p}, {.eps = INFINITY}); }, {"Adam", "eps", "inf"});
+  fg::test::expect_error<fg::value_error>([&] { optim::AdamW({problem.p}, {.weight_decay = INFINITY}); },
+                                          {"AdamW", "weight_decay", "inf"});
   optim::SGD opt({problem.p}, {.lr = 0.1});
   fg::test::expect_error<fg::value_error>([&] { optim::StepLR(opt, {.step_size = 0}); }, {"step_size"});
   fg::test::expect_error<fg::value_error>([&] { optim::CosineAnnealingLR(opt, {}); }, {"t_max"});

@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/detail/vector_math.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/optim/optimizer.hpp>
@@ -51,8 +52,12 @@ class BasicAdamFamily final : public Optimizer<T> {
     const std::string who = Decoupled ? "fusegrad::optim::AdamW: " : "fusegrad::optim::Adam: ";
     detail::require(options.beta1 >= 0 && options.beta1 < 1, who + "beta1 must be in [0, 1)");
     detail::require(options.beta2 >= 0 && options.beta2 < 1, who + "beta2 must be in [0, 1)");
-    detail::require(options.eps >= 0, who + "eps must be >= 0");
-    detail::require(options.weight_decay >= 0, who + "weight_decay must be >= 0");
+    // Finite numbers: an infinite eps would make every update 0, an infinite weight_decay every parameter NaN.
+    detail::require(std::isfinite(options.eps) && options.eps >= 0,
+                    who + "eps must be a number >= 0, not " + fusegrad::detail::number_text(options.eps));
+    detail::require(
+        std::isfinite(options.weight_decay) && options.weight_decay >= 0,
+        who + "weight_decay must be a number >= 0, not " + fusegrad::detail::number_text(options.weight_decay));
     state_.resize(this->parameters().size());
   }
 

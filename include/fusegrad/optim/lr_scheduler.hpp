@@ -32,7 +32,16 @@ class BasicStepLR {
   }
   /// Ends an epoch. A step that fails (a rate past the largest double) changes neither the rate nor the epoch.
   void step() {
-    if ((epoch_ + 1) % options_.step_size == 0) optimizer_.set_lr(optimizer_.lr() * options_.gamma);
+    if ((epoch_ + 1) % options_.step_size == 0) {
+      const double next = optimizer_.lr() * options_.gamma;
+      if (!std::isfinite(next))
+        throw value_error("fusegrad::optim::StepLR::step: epoch " + std::to_string(epoch_ + 1) +
+                          " would multiply the learning rate " + fusegrad::detail::number_text(optimizer_.lr()) +
+                          " by gamma " + fusegrad::detail::number_text(options_.gamma) +
+                          ", past the largest double; a gamma above 1 grows the rate every step_size epochs: choose "
+                          "gamma <= 1, or fewer epochs");
+      optimizer_.set_lr(next);
+    }
     ++epoch_;
   }
   [[nodiscard]] long epoch() const noexcept { return epoch_; }
@@ -78,6 +87,10 @@ class BasicCosineAnnealingLR {
         rises_from_eta_min
             ? lr + (base - eta_min) * (1 - std::cos(pi / t_max)) / 2
             : (1 + std::cos(pi * e / t_max)) / (1 + std::cos(pi * (e - 1) / t_max)) * (lr - eta_min) + eta_min;
+    if (!std::isfinite(next))  // a rate near the largest double, set by hand or by another schedule
+      throw value_error("fusegrad::optim::CosineAnnealingLR::step: epoch " + std::to_string(epoch) +
+                        " of the cosine from the learning rate " + fusegrad::detail::number_text(lr) + " gives " +
+                        fusegrad::detail::number_text(next) + "; set a finite rate of a sensible size to go on");
     if (next < 0)
       throw value_error("fusegrad::optim::CosineAnnealingLR::step: the learning rate " +
                         fusegrad::detail::number_text(lr) + " is below eta_min " +

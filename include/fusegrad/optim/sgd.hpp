@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/optim/optimizer.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 
@@ -38,8 +39,13 @@ class BasicSGD final : public Optimizer<T> {
   BasicSGD(std::vector<BasicTensor<T>> parameters, const SGDOptions& options)
       : Optimizer<T>(std::move(parameters), options.lr, "SGD"), options_(options) {
     const auto require = [](bool ok, const std::string& what) { detail::require(ok, "fusegrad::optim::SGD: " + what); };
-    require(options.momentum >= 0, "momentum must be >= 0");
-    require(options.weight_decay >= 0, "weight_decay must be >= 0");
+    // Finite numbers: an infinite or NaN setting would turn every parameter to NaN at a step, without an error.
+    require(std::isfinite(options.momentum) && options.momentum >= 0,
+            "momentum must be a number >= 0, not " + fusegrad::detail::number_text(options.momentum));
+    require(std::isfinite(options.dampening), "dampening must be a number (PyTorch's default is 0), not " +
+                                                  fusegrad::detail::number_text(options.dampening));
+    require(std::isfinite(options.weight_decay) && options.weight_decay >= 0,
+            "weight_decay must be a number >= 0, not " + fusegrad::detail::number_text(options.weight_decay));
     require(!options.nesterov || (options.momentum > 0 && options.dampening == 0),
             "Nesterov momentum needs momentum > 0 and dampening 0");
     momentum_.resize(this->parameters().size());
