@@ -302,6 +302,25 @@ TEST_F(SaveLoad, ARoundTripIsExact) {
   EXPECT_EQ(values_of(loaded), values_of(saved));
 }
 
+// A file whose lines end in "\r\n" (copied through Windows, or checked out with git's autocrlf) loads as saved.
+TEST_F(SaveLoad, AFileWithWindowsLineEndingsLoads) {
+  const Model saved = make_model();
+  nn::save(saved, file);
+  std::string text;
+  {
+    std::ifstream in(file, std::ios::binary);
+    for (std::string line; std::getline(in, line);) text += line + "\r\n";
+  }
+  std::ofstream(file, std::ios::binary) << text;
+  Model loaded = make_model();
+  {
+    const fg::NoGradGuard update;
+    for (fg::Tensor& p : nn::parameters(loaded)) p.fill_(-7.0);
+  }
+  nn::load(loaded, file);
+  EXPECT_EQ(values_of(loaded), values_of(saved));
+}
+
 // Special values come back bit for bit: a quiet NaN's sign and payload too, in double and in float (whose NaNs the
 // file holds as doubles; a float's signalling NaN would come back quiet, as converting it to double leaves it).
 TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
@@ -377,8 +396,8 @@ TEST_F(SaveLoad, ALoadStoppedByADeferredValueChangesNoVersion) {
   Mixed model{fg::Tensor::from({1.0, 2.0}).requires_grad_(), fg::FloatTensor::from({0.0f, 4.0f}).requires_grad_(),
               nn::BasicLinear<float>(2, 1, 7), nn::Linear(2, 2, 8)};
   nn::save(model, file);
-  fg::Tensor loss = fg::taped(fg::sum(fg::exp(model.w)));  // saves w for its backward
-  const fg::FloatTensor deferred = fg::sum(fg::log(model.f));     // one value, computed when asked for: -inf
+  fg::Tensor loss = fg::taped(fg::sum(fg::exp(model.w)));      // saves w for its backward
+  const fg::FloatTensor deferred = fg::sum(fg::log(model.f));  // one value, computed when asked for: -inf
   {
     const fg::DetectAnomalyGuard checked;
     fg::test::expect_error<fg::value_error>([&] { nn::load(model, file); }, {"produced NaN or infinity"});

@@ -117,6 +117,16 @@ TEST(Join, MistakesAreClearErrors) {
   expect_error<fg::shape_error>([&] { (void)fg::cat({a, fg::Tensor::zeros({2, 3, 1})}, 0); }, {"(2, 3, 1)"});
   expect_error<fg::shape_error>([&] { (void)fg::cat({a}, 2); }, {"fusegrad::cat", "axis 2"});
   expect_error<fg::value_error>([&] { (void)fg::cat(std::vector<fg::Tensor>{}, 0); }, {"nothing to join"});
+  expect_error<fg::value_error>(
+      [&] {
+        (void)fg::cat({a, fg::Tensor()}, 0);
+      },
+      {"fusegrad::cat", "tensor 1 of the list is undefined", "give it values first"});
+  expect_error<fg::value_error>(
+      [&] {
+        (void)fg::stack({fg::Tensor(), a}, 0);
+      },
+      {"fusegrad::stack", "tensor 0 of the list is undefined"});
   expect_error<fg::shape_error>([&] { (void)fg::split(a, {1, 1}, 1); }, {"fusegrad::split", "adding up to 2", "3"});
   expect_error<fg::value_error>([&] { (void)fg::chunk(a, 0, 0); }, {"0 chunks"});
   // An empty vector beside a tensor of another rank is refused, where PyTorch skips it (a rule kept for old code);

@@ -125,13 +125,19 @@ void load(Model& model, const std::filesystem::path& path) {
   const std::string where = "fusegrad::nn::load(\"" + path.string() + "\")";
   std::ifstream file(path, std::ios::binary);
   if (!file) throw error(where + ": cannot open the file");
+  // A line as save wrote it, or as a copy made on Windows (a checkout with git's autocrlf) ends it: "\r\n".
+  const auto read_line = [&file](std::string& text) -> bool {
+    if (!std::getline(file, text)) return false;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    return true;
+  };
   std::string line;
-  if (!std::getline(file, line) || line != detail::parameters_header)
+  if (!read_line(line) || line != detail::parameters_header)
     throw value_error(where + ": not a fusegrad parameters file (its first line is not \"" +
                       std::string(detail::parameters_header) + "\")");
   std::map<std::string, detail::stored_parameter> stored;
   bool ended = false;
-  for (std::size_t line_number = 2; std::getline(file, line); line_number += 2) {
+  for (std::size_t line_number = 2; read_line(line); line_number += 2) {
     if (line == "end") {
       ended = std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()).empty();
       if (!ended) throw value_error(where + ": line " + std::to_string(line_number) + ": text after the end line");
@@ -160,7 +166,7 @@ void load(Model& model, const std::filesystem::path& path) {
       throw value_error(where + ": parameter " + name + ": " + e.what());
     }
     std::string values_line;
-    if (!std::getline(file, values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
+    if (!read_line(values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
     std::istringstream values(values_line);
     for (std::string token; values >> token;) {
       const std::optional<double> v = detail::read_hexfloat(token);

@@ -87,7 +87,10 @@ template <Scalar T>
   std::vector<const T*> values;
   bool needs_grad = false;
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].defined()) throw value_error("fusegrad::cat: tensor " + std::to_string(k) + " is undefined");
+    if (!parts[k].defined())
+      throw value_error("fusegrad::cat: tensor " + std::to_string(k) +
+                        " of the list is undefined (default-constructed, or a grad() read before any backward); "
+                        "give it values first, fg::Tensor::zeros(...) or from(...)");
     extents.push_back(parts[k].shape());
     values.push_back(parts[k].data());  // settles a deferred value
     needs_grad = needs_grad || parts[k].requires_grad();
@@ -119,7 +122,10 @@ template <Scalar T>
 [[nodiscard]] BasicTensor<T> stack(std::span<const BasicTensor<T>> parts, std::int64_t axis) {
   if (parts.empty()) throw value_error("fusegrad::stack: nothing to stack; give at least one tensor");
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].defined()) throw value_error("fusegrad::stack: tensor " + std::to_string(k) + " is undefined");
+    if (!parts[k].defined())
+      throw value_error("fusegrad::stack: tensor " + std::to_string(k) +
+                        " of the list is undefined (default-constructed, or a grad() read before any backward); "
+                        "give it values first, fg::Tensor::zeros(...) or from(...)");
     if (!(parts[k].shape() == parts[0].shape()))
       throw shape_error("fusegrad::stack: tensor " + std::to_string(k) + " has shape " + parts[k].shape().to_string() +
                         ", tensor 0 " + parts[0].shape().to_string() + "; stacked tensors have one shape");
