@@ -3,9 +3,10 @@
 #
 # <target> is an object library of no code that builds the precompiled header; a program shares it with
 # target_precompile_headers(<program> REUSE_FROM <target>), and then parses Eigen's and fusegrad's headers not once per
-# file but once per build. Give <target> the compile options of the programs that share it: compilers refuse (clang)
-# or silently ignore (g++) a precompiled header made with other options. Nothing here reaches fusegrad's users: the
-# library's own target carries no precompiled header.
+# file but once per build. Give <target> the compile options and definitions of the programs that share it: g++ passes
+# over a precompiled header made with others (a warning, an error with -Werror) and parses the headers again, and
+# clang refuses one made with other language options. Nothing here reaches fusegrad's users: the library's own target
+# carries no precompiled header.
 function(fusegrad_precompiled_headers target)
   set(source ${CMAKE_CURRENT_BINARY_DIR}/precompiled/${target}.cpp)
   # file(CONFIGURE) rewrites the file only when its content changes, so reconfiguring rebuilds nothing.

@@ -57,6 +57,10 @@ struct Holders {
 struct WithComplex {
   BOOST_HANA_DEFINE_STRUCT(WithComplex, (fg::Tensor, w), (fg::BasicTensor<std::complex<double>>, c));
 };
+// A model that holds a computed tensor beside its parameter.
+struct WithComputed {
+  BOOST_HANA_DEFINE_STRUCT(WithComputed, (fg::Tensor, w), (fg::Tensor, z));
+};
 // float and double parameters side by side, as in a model kept partly in float to save memory.
 struct Mixed {
   BOOST_HANA_DEFINE_STRUCT(Mixed, (fg::Tensor, w), (fg::FloatTensor, f), (nn::BasicLinear<float>, head),
@@ -406,6 +410,19 @@ TEST_F(SaveLoad, ALoadStoppedByADeferredValueChangesNoVersion) {
   EXPECT_DOUBLE_EQ(model.w.grad().data()[0], std::exp(1.0));
   EXPECT_DOUBLE_EQ(model.w.grad().data()[1], std::exp(2.0));
   EXPECT_EQ(deferred.item(), -std::numeric_limits<float>::infinity());
+
+  // The same where the deferred value is a computed tensor's own, held in the model.
+  const fg::Tensor u = fg::Tensor::from({0.0, 1.0}).requires_grad_();
+  WithComputed computed{fg::Tensor::from({1.0, 2.0}).requires_grad_(), fg::sum(fg::exp(u))};
+  nn::save(computed, file);
+  computed.z = fg::sum(fg::log(u));                              // deferred: -inf
+  fg::Tensor saved_w = fg::taped(fg::sum(fg::exp(computed.w)));  // saves w for its backward
+  {
+    const fg::DetectAnomalyGuard checked;
+    fg::test::expect_error<fg::value_error>([&] { nn::load(computed, file); }, {"produced NaN or infinity"});
+  }
+  saved_w.backward();
+  EXPECT_DOUBLE_EQ(computed.w.grad().data()[0], std::exp(1.0));
 }
 
 // Parameters in optionals, behind pointers and in any container are saved and loaded like the rest.

@@ -14,7 +14,7 @@
 
 namespace fusegrad {
 
-/// A flat gradient (row-major, shaped like its var) in memory recycled per thread, as a tensor's.
+/// A flat gradient (its var's values in row-major order, one column) in memory recycled per thread, as a tensor's.
 /// It is an Eigen array in every use that reads or writes its values: `x.value() -= lr * dx`,
 /// `dx.sum()`, `Eigen::ArrayXd kept = dx`. A loop that takes gradients at large sizes and drops
 /// them gets the same blocks back on the next call, instead of memory fresh from the system, whose

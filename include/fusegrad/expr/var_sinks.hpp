@@ -22,7 +22,7 @@ using gradient_storage_t = std::conditional_t<has_fixed_storage_v<typename V::va
                                               storage_t<typename V::value_type, typename V::static_shape>,
                                               GradientArray<typename V::value_type>>;
 
-// grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else an array shaped like V.
+// grad_t<V>: the gradient of var V: a scalar for rank-0 vars, else one column of V's size (row-major).
 template <class V>
 using grad_t = std::conditional_t<std::is_same_v<typename V::static_shape, Shape<>>, typename V::value_type,
                                   gradient_storage_t<V>>;
@@ -117,7 +117,7 @@ struct basic_var_sinks {
   }
 };
 
-// The sinks of value_and_grad and vjp: arrays shaped like the vars, moved out as results.
+// The sinks of value_and_grad and vjp: arrays of the vars' sizes, moved out as results.
 template <class... Vars>
 struct var_sinks : basic_var_sinks<std::tuple<gradient_storage_t<Vars>...>, Vars...> {
   explicit var_sinks(const Vars&... v)

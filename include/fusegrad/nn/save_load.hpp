@@ -219,10 +219,15 @@ void load(Model& model, const std::filesystem::path& path) {
         throw value_error(where + ": the file's parameter " + name + " is not in the model");
     }
   // Everything that can throw before the first parameter is counted as written: the destinations' memory, and every
-  // deferred value that reads a parameter (computed before it changes, and checked under DetectAnomalyGuard).
+  // deferred value, a parameter's own (a computed tensor in the model) or one that reads a parameter (computed before
+  // it changes), checked under DetectAnomalyGuard.
   const NoGradGuard unrecorded;
-  for (NamedParameter<double>& target : doubles) target.tensor.impl()->storage->settle_readers();
-  for (NamedParameter<float>& target : floats) target.tensor.impl()->storage->settle_readers();
+  const auto settle = [](auto& target) {
+    (void)target.tensor.data();
+    target.tensor.impl()->storage->settle_readers();
+  };
+  for (NamedParameter<double>& target : doubles) settle(target);
+  for (NamedParameter<float>& target : floats) settle(target);
   std::vector<Eigen::Map<fusegrad::detail::array_t<double>>> double_destinations;
   std::vector<Eigen::Map<fusegrad::detail::array_t<float>>> float_destinations;
   double_destinations.reserve(doubles.size());

@@ -312,7 +312,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
       }
     }
   // What may throw in adding this pass's staged gradients happens before the graphs of another scalar type run, since
-  // they add theirs as they end (a backward that is not staged added its gradients as it ran).
+  // they add theirs as they end. (A backward that is not staged adds its gradients as it runs.)
   std::vector<ref<tensor_storage<T>>> fresh;
   if (!capture && !staged_grads.empty()) fresh = prepare_staged_grads<T>(staged_grads);
   // The graphs of another scalar type that casts lead into, before this pass's gradients are added: should their

@@ -157,9 +157,9 @@ class BasicTensor {
     return from(std::span<const T>(values.begin(), values.size()), e);
   }
   /// A vector from its values in braces, as torch.tensor([1, 2, 3]): `Tensor::from({1.0, 2.0, 3.0})` has shape (3).
-  /// Also a copy of a C array.
+  /// Also a copy of a C array. Not for complex values, whose braces {re, im} would make {{1, 2}, {3, 4}} two values.
   template <std::size_t N>
-  static BasicTensor from(const T (&values)[N]) {
+  static BasicTensor from(const T (&values)[N]) requires std::floating_point<T> {
     return from(std::span<const T>(values, N), Extents{N});
   }
   /// A matrix from its rows in braces, as torch.tensor([[1, 2], [3, 4]]): `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})` has
