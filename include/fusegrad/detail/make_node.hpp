@@ -68,38 +68,68 @@ auto placeholder_beside() {
   return placeholder_t<T>(T(0));
 }
 
+// Whether data holds floats (an Eigen object's Scalar, a std::vector's, std::array's or std::span's values).
+template <class D>
+constexpr bool holds_floats() {
+  if constexpr (is_std_sequence_v<D>)
+    return std::is_same_v<std::remove_cv_t<typename D::value_type>, float>;
+  else
+    return std::is_same_v<std::remove_cv_t<typename D::Scalar>, float>;
+}
+
 // Data passed where an operation takes an expression (fg::sin(eigen_matrix), x + std_vector): each element-wise
 // function and binary operator has an overload that takes this in the data's place, reached only through its
 // converting constructor, and any expression beside it by const reference. So an overload that takes the data as it is
 // (Eigen's sin of an array, found beside fusegrad's under `using namespace fusegrad`; a user's own operator+ for a Var
 // and a std::vector) is the better match and keeps its calls, and only where none is does the one error fire.
+// Beside an expression (Placeholder void) it takes any data. In an element-wise function's place it takes data of
+// floats (Placeholder float) or of any other scalar (double), whose placeholder has that scalar type, so that what is
+// built from it after the error meets float expressions without a second error.
+template <class Placeholder = void>
 class data_in_place_of_an_expression {
  public:
   template <PlainData D>
+    requires(std::is_void_v<Placeholder> ||
+             holds_floats<std::remove_cvref_t<D>>() == std::is_same_v<Placeholder, float>)
   data_in_place_of_an_expression(const D& /*data*/) {  // NOLINT: implicit, so that only the mistake converts
     data_is_not_an_expression<D>();
   }
-  [[nodiscard]] static placeholder_t<double> placeholder() { return placeholder_t<double>(0.0); }
+  [[nodiscard]] static auto placeholder() requires(!std::is_void_v<Placeholder>) {
+    return placeholder_t<Placeholder>(Placeholder(0));
+  }
 };
 }  // namespace detail
 
 // The two overloads of binary operation `name` for data beside an expression, on either side: the data converts to
 // data_in_place_of_an_expression, whose constructor holds the one error, and after it the call gives what a number of
 // the expression's scalar type there gives, so that nothing adds another. One line in each operation's header.
-#define FUSEGRAD_DATA_OPERAND_OVERLOADS(name)                                               \
-  template <::fusegrad::Differentiable A>                                                   \
-  [[nodiscard]] auto name(const A& a, ::fusegrad::detail::data_in_place_of_an_expression) { \
-    return name(a, typename A::value_type(0));                                              \
-  }                                                                                         \
-  template <::fusegrad::Differentiable B>                                                   \
-  [[nodiscard]] auto name(::fusegrad::detail::data_in_place_of_an_expression, const B& b) { \
-    return name(typename B::value_type(0), b);                                              \
+#define FUSEGRAD_DATA_OPERAND_OVERLOADS(name)                                                 \
+  template <::fusegrad::Differentiable A>                                                     \
+  [[nodiscard]] auto name(const A& a, ::fusegrad::detail::data_in_place_of_an_expression<>) { \
+    return name(a, typename A::value_type(0));                                                \
+  }                                                                                           \
+  template <::fusegrad::Differentiable B>                                                     \
+  [[nodiscard]] auto name(::fusegrad::detail::data_in_place_of_an_expression<>, const B& b) { \
+    return name(typename B::value_type(0), b);                                                \
+  }
+
+// The overloads of element-wise function `name` for data in its operand's place, one for data of floats and one for
+// any other: the data converts to data_in_place_of_an_expression, whose constructor holds the one error, and after it
+// the call gives the function of a scalar placeholder. Each is a template whose parameter is never deduced, so that
+// it is compiled only where a call takes it (its body makes a node, whose op's concepts instantiate Eigen
+// expressions). One line in each function's header.
+#define FUSEGRAD_DATA_OPERAND_OVERLOAD(name)                                                 \
+  template <class Data = ::fusegrad::detail::data_in_place_of_an_expression<double>>         \
+  [[nodiscard]] auto name(::fusegrad::detail::not_deduced_t<Data> data) {                    \
+    return name(data.placeholder());                                                         \
+  }                                                                                          \
+  template <class Data = ::fusegrad::detail::data_in_place_of_an_expression<float>, int = 0> \
+  [[nodiscard]] auto name(::fusegrad::detail::not_deduced_t<Data> data) {                    \
+    return name(data.placeholder());                                                         \
   }
 
 namespace detail {
-// The type of that parameter of an element-wise function: a template parameter never deduced, whose default is
-// data_in_place_of_an_expression, so that the overload is a template, compiled only where a call takes it (its body
-// makes a node, whose op's concepts instantiate Eigen expressions).
+// The type of that parameter of an element-wise function: a template parameter never deduced (its default).
 template <class Data>
 using not_deduced_t = std::type_identity_t<Data>;
 

@@ -45,10 +45,6 @@ struct abs_op {
 [[nodiscard]] constexpr auto abs(Differentiable auto&& x) {
   return detail::make_unary<abs_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto abs(detail::not_deduced_t<Data> data) {
-  return abs(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(abs)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

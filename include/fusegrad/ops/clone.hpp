@@ -25,10 +25,6 @@ struct clone_op {
 [[nodiscard]] constexpr auto clone(Differentiable auto&& x) {
   return detail::make_unary<clone_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto clone(detail::not_deduced_t<Data> data) {
-  return clone(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(clone)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -32,10 +32,6 @@ struct cos_op {
 [[nodiscard]] constexpr auto cos(Differentiable auto&& x) {
   return detail::make_unary<cos_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto cos(detail::not_deduced_t<Data> data) {
-  return cos(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(cos)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -25,10 +25,6 @@ struct exp_op {
 [[nodiscard]] constexpr auto exp(Differentiable auto&& x) {
   return detail::make_unary<exp_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto exp(detail::not_deduced_t<Data> data) {
-  return exp(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(exp)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -28,10 +28,6 @@ struct expm1_op {
 [[nodiscard]] constexpr auto expm1(Differentiable auto&& x) {
   return detail::make_unary<expm1_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto expm1(detail::not_deduced_t<Data> data) {
-  return expm1(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(expm1)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

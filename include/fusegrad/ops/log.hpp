@@ -25,10 +25,6 @@ struct log_op {
 [[nodiscard]] constexpr auto log(Differentiable auto&& x) {
   return detail::make_unary<log_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto log(detail::not_deduced_t<Data> data) {
-  return log(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(log)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -71,10 +71,6 @@ struct log1mexp_op {
 [[nodiscard]] constexpr auto log1mexp(Differentiable auto&& x) {
   return detail::make_unary<log1mexp_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto log1mexp(detail::not_deduced_t<Data> data) {
-  return log1mexp(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(log1mexp)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

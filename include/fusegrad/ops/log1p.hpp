@@ -28,10 +28,6 @@ struct log1p_op {
 [[nodiscard]] constexpr auto log1p(Differentiable auto&& x) {
   return detail::make_unary<log1p_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto log1p(detail::not_deduced_t<Data> data) {
-  return log1p(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(log1p)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

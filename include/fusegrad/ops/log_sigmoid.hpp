@@ -29,10 +29,6 @@ struct log_sigmoid_op {
 [[nodiscard]] constexpr auto log_sigmoid(Differentiable auto&& x) {
   return detail::make_unary<log_sigmoid_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto log_sigmoid(detail::not_deduced_t<Data> data) {
-  return log_sigmoid(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(log_sigmoid)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

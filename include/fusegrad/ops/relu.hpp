@@ -47,10 +47,6 @@ struct relu_op {
 [[nodiscard]] constexpr auto relu(Differentiable auto&& x) {
   return detail::make_unary<relu_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto relu(detail::not_deduced_t<Data> data) {
-  return relu(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(relu)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -37,10 +37,6 @@ struct sigmoid_op {
 [[nodiscard]] constexpr auto sigmoid(Differentiable auto&& x) {
   return detail::make_unary<sigmoid_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto sigmoid(detail::not_deduced_t<Data> data) {
-  return sigmoid(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(sigmoid)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -30,10 +30,6 @@ struct sin_op {
 [[nodiscard]] constexpr auto sin(Differentiable auto&& x) {
   return detail::make_unary<sin_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto sin(detail::not_deduced_t<Data> data) {
-  return sin(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(sin)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

@@ -37,10 +37,6 @@ struct softplus_op {
 [[nodiscard]] constexpr auto softplus(Differentiable auto&& x) {
   return detail::make_unary<softplus_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto softplus(detail::not_deduced_t<Data> data) {
-  return softplus(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(softplus)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

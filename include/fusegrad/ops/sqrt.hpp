@@ -28,10 +28,6 @@ struct sqrt_op {
 [[nodiscard]] constexpr auto sqrt(Differentiable auto&& x) {
   return detail::make_unary<sqrt_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto sqrt(detail::not_deduced_t<Data> data) {
-  return sqrt(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(sqrt)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

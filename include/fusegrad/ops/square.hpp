@@ -27,10 +27,6 @@ struct square_op {
 [[nodiscard]] constexpr auto square(Differentiable auto&& x) {
   return detail::make_unary<square_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto square(detail::not_deduced_t<Data> data) {
-  return square(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(square)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

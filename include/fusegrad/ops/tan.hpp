@@ -28,10 +28,6 @@ struct tan_op {
 [[nodiscard]] constexpr auto tan(Differentiable auto&& x) {
   return detail::make_unary<tan_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto tan(detail::not_deduced_t<Data> data) {
-  return tan(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(tan)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad

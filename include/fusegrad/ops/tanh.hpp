@@ -28,10 +28,6 @@ struct tanh_op {
 [[nodiscard]] constexpr auto tanh(Differentiable auto&& x) {
   return detail::make_unary<tanh_op>(std::forward<decltype(x)>(x));
 }
-// Data (an Eigen object, a std::vector) in x's place: one error that says how to make it an expression.
-template <class Data = detail::data_in_place_of_an_expression>
-[[nodiscard]] auto tanh(detail::not_deduced_t<Data> data) {
-  return tanh(data.placeholder());
-}
+FUSEGRAD_DATA_OPERAND_OVERLOAD(tanh)  // data (an Eigen object, a std::vector) in x's place: one error
 
 }  // namespace fusegrad
