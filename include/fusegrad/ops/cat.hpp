@@ -199,9 +199,12 @@ template <class A>
 concept cat_argument = Differentiable<A> || std::is_integral_v<A> || AxesType<A>;
 
 // The braced list of cat({a, b}, axis) that no overload takes: expressions that are not all Tensors (static
-// expressions take the axis first), or Tensors of two scalar types. Its one error names the mistake.
+// expressions take the axis first), or Tensors of two scalar types. Its one error names the mistake. Placeholder, the
+// scalar type of what cat gives after it: float for a list of floats, double for any other.
+template <class Placeholder>
 struct braced_cat_operands {
   template <Differentiable... Xs>
+    requires((std::is_same_v<typename Xs::value_type, float> && ...) == std::is_same_v<Placeholder, float>)
   braced_cat_operands(const Xs&...) {  // NOLINT: implicit, to take the braced list
     constexpr bool tensors = (is_handle_v<Xs> && ...);
     static_assert(tensors,
@@ -227,7 +230,10 @@ auto cat(const volatile X& first, const Rest&...) {
 }
 /// A braced list that no cat takes (detail::braced_cat_operands reports it). The axis is converted as in the Tensors'
 /// cat, which a braced list of Tensors of one type then matches better. After the error it returns an expression of
-/// doubles, so that the expressions and gradients built from it add no second error.
-[[noreturn]] inline Const<double, Shape<dyn>> cat(detail::braced_cat_operands, std::int64_t) { std::terminate(); }
+/// the list's scalar type, so that the expressions and gradients built from it add no second error.
+[[noreturn]] inline Const<double, Shape<dyn>> cat(detail::braced_cat_operands<double>, std::int64_t) {
+  std::terminate();
+}
+[[noreturn]] inline Const<float, Shape<dyn>> cat(detail::braced_cat_operands<float>, std::int64_t) { std::terminate(); }
 
 }  // namespace fusegrad
