@@ -73,8 +73,10 @@ template <class D>
 constexpr bool holds_floats() {
   if constexpr (is_std_sequence_v<D>)
     return std::is_same_v<std::remove_cv_t<typename D::value_type>, float>;
-  else
+  else if constexpr (requires { typename D::Scalar; })
     return std::is_same_v<std::remove_cv_t<typename D::Scalar>, float>;
+  else
+    return false;  // an Eigen object without values of its own, such as a permutation
 }
 
 // Data passed where an operation takes an expression (fg::sin(eigen_matrix), x + std_vector): each element-wise
