@@ -199,8 +199,8 @@ constexpr bool vars_have_scalar_type_of() {
 
 /// The value of a scalar expression and its gradient with respect to each var, in one
 /// fused reverse sweep: `auto [v, dx, dy] = fg::value_and_grad(f, x, y);`. Each gradient
-/// holds its var's values in row-major order, as one column (a scalar for Shape<> vars). No tape; for static shapes, no heap.
-/// Example: examples/static_gradient.cpp.
+/// holds its var's values in row-major order, as one column (a scalar for Shape<> vars). No tape; for static shapes, no
+/// heap. Example: examples/static_gradient.cpp.
 template <Differentiable E, class... Vars>
 [[nodiscard, gnu::always_inline]] inline auto value_and_grad(const E& f, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
