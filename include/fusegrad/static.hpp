@@ -10,6 +10,7 @@
 #include <fusegrad/expr/grad.hpp>
 #include <fusegrad/expr/grad_into.hpp>
 #include <fusegrad/expr/leaf.hpp>
+#include <fusegrad/expr/leaf_mistakes.hpp>
 #include <fusegrad/expr/print.hpp>
 #include <fusegrad/expr/type_name.hpp>
 #include <fusegrad/expr/visit.hpp>
