@@ -22,6 +22,13 @@
 namespace fusegrad {
 
 namespace detail {
+// An undefined tensor in the list of cat or stack (`who`), at index k: what it is and what to do.
+[[noreturn]] inline void report_undefined_part(const char* who, std::size_t k) {
+  throw value_error(std::string(who) + ": tensor " + std::to_string(k) +
+                    " of the list is undefined (default-constructed, or a grad() read before any backward); "
+                    "give it values first, fg::Tensor::zeros(...) or from(...)");
+}
+
 // The recorded cat of a list of tensors: as many inputs as the list holds, which a static
 // expression (a fixed arity) cannot have. Its value and VJP are cat_op's.
 template <Scalar T>
@@ -87,10 +94,7 @@ template <Scalar T>
   std::vector<const T*> values;
   bool needs_grad = false;
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].defined())
-      throw value_error("fusegrad::cat: tensor " + std::to_string(k) +
-                        " of the list is undefined (default-constructed, or a grad() read before any backward); "
-                        "give it values first, fg::Tensor::zeros(...) or from(...)");
+    if (!parts[k].defined()) detail::report_undefined_part("fusegrad::cat", k);
     extents.push_back(parts[k].shape());
     values.push_back(parts[k].data());  // settles a deferred value
     needs_grad = needs_grad || parts[k].requires_grad();
@@ -122,10 +126,7 @@ template <Scalar T>
 [[nodiscard]] BasicTensor<T> stack(std::span<const BasicTensor<T>> parts, std::int64_t axis) {
   if (parts.empty()) throw value_error("fusegrad::stack: nothing to stack; give at least one tensor");
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].defined())
-      throw value_error("fusegrad::stack: tensor " + std::to_string(k) +
-                        " of the list is undefined (default-constructed, or a grad() read before any backward); "
-                        "give it values first, fg::Tensor::zeros(...) or from(...)");
+    if (!parts[k].defined()) detail::report_undefined_part("fusegrad::stack", k);
     if (!(parts[k].shape() == parts[0].shape()))
       throw shape_error("fusegrad::stack: tensor " + std::to_string(k) + " has shape " + parts[k].shape().to_string() +
                         ", tensor 0 " + parts[0].shape().to_string() + "; stacked tensors have one shape");
