@@ -40,7 +40,7 @@ using AdamWOptions = AdamSettings<true>;
 ///   Adam adds weight_decay * p to g; AdamW first scales p by 1 - lr * weight_decay;
 ///   m = beta1 m + (1 - beta1) g,  v = beta2 v + (1 - beta2) g g  (v_max = max(v_max, v) with amsgrad);
 ///   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
-/// One pass over each parameter and its state.
+/// One pass over each parameter and its state, a SIMD register at a time.
 ///   fg::optim::Adam opt({w, b}, {.lr = 1e-2});
 template <std::floating_point T, bool Decoupled>
 class BasicAdamFamily final : public Optimizer<T> {
@@ -103,31 +103,32 @@ class BasicAdamFamily final : public Optimizer<T> {
     const T weight_decay = T(options_.weight_decay), shrink = T(1 - lr * options_.weight_decay);
     const T step_size = T(lr / (1 - std::pow(options_.beta1, double(s.steps))));
     const T correction2_sqrt = T(std::sqrt(1 - std::pow(options_.beta2, double(s.steps))));
-    detail::for_each_block(std::size_t(p.size()), [&](Eigen::Index at, Eigen::Index n) {
-      auto x = p.segment(at, n);
-      auto m = s.m.segment(at, n);
-      auto v = s.v.segment(at, n);
-      // d, the gradient the moments follow, is an expression: read where it is used, all in L1.
-      const auto moments_and_step = [&](const auto& d) {
-        m = beta1 * m + rest1 * d;
-        v = beta2 * v + (rest2 * d) * d;
-        if (options_.amsgrad) {
-          auto v_max = s.v_max.segment(at, n);
-          v_max = v_max.max(v);
-          x -= (step_size * m) / (math::sqrt(v_max) / correction2_sqrt + eps);
-        } else {
-          x -= (step_size * m) / (math::sqrt(v) / correction2_sqrt + eps);
-        }
-      };
-      if constexpr (Decoupled) {
-        x *= shrink;
-        moments_and_step(sign * g.segment(at, n));
-      } else if (options_.weight_decay != 0) {  // as given: 1e-50 is 0 as a float, and still applies
-        moments_and_step(sign * g.segment(at, n) + weight_decay * x);  // x is written last
-      } else {
-        moments_and_step(sign * g.segment(at, n));
+    // One pass over the values, a register at a time (for_each_register): an Eigen statement per array would stream
+    // one or two of the four arrays from memory at a time, which serves them more slowly (benchmarks/results/optim.md).
+    const auto update_at = [&]<class Packet>(std::type_identity<Packet>, Eigen::Index i) {
+      using namespace Eigen::internal;
+      const auto load = [i](const T* from) { return ploadu<Packet>(from + i); };
+      const auto store = [i](T* to, const Packet& value) { pstoreu(to + i, value); };
+      const auto constant = [](T value) { return pset1<Packet>(value); };
+      Packet x = load(p.data());
+      if constexpr (Decoupled) x = pmul(x, constant(shrink));
+      Packet d = pmul(constant(sign), load(g.data()));  // the gradient the moments follow
+      if (!Decoupled && options_.weight_decay != 0)     // as given: 1e-50 is 0 as a float, and still applies
+        d = padd(d, pmul(constant(weight_decay), x));
+      const Packet m = padd(pmul(constant(beta1), load(s.m.data())), pmul(constant(rest1), d));
+      const Packet v = padd(pmul(constant(beta2), load(s.v.data())), pmul(pmul(constant(rest2), d), d));
+      store(s.m.data(), m);
+      store(s.v.data(), v);
+      Packet second = v;  // the second moment the step divides by
+      if (options_.amsgrad) {
+        second = pmax(load(s.v_max.data()), v);
+        store(s.v_max.data(), second);
       }
-    });
+      const Packet root = math::sqrt_of(second);
+      store(p.data(),
+            psub(x, pdiv(pmul(constant(step_size), m), padd(pdiv(root, constant(correction2_sqrt)), constant(eps)))));
+    };
+    detail::for_each_register<T>(p.size(), update_at);
   }
 
   options_type options_;

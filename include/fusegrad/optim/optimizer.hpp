@@ -2,12 +2,12 @@
 // over a parameter that every update rule runs in.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,14 +24,27 @@ namespace fusegrad::optim {
 
 namespace detail {
 
-// Runs f(offset, length) over [0, n) in blocks that fit in L1 together with the optimiser's
-// state: an update of several statements makes one pass over memory, not one per statement.
-template <class F>
-void for_each_block(std::size_t n, F&& f) {
-  constexpr std::size_t block = 512;
-  for (std::size_t offset = 0; offset < n; offset += block)
-    f(Eigen::Index(offset), Eigen::Index(std::min(block, n - offset)));
+// Eigen's packet types carry vector attributes that g++ and clang drop, with a warning, when the types are template
+// arguments; Eigen silences the same warning in its own headers.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+#endif
+// Runs f(std::type_identity<Packet>{}, i) over [0, n): at every i a SIMD register of T apart with Packet, Eigen's
+// register of T, then at the last few i with Packet = T. An update written once for both (Eigen's packet functions
+// take T too) reads, computes and writes every array it touches in one pass, as a loop written by hand does: memory
+// serves the arrays together.
+template <class T, class F>
+void for_each_register(Eigen::Index n, F&& f) {
+  using packet = typename Eigen::internal::packet_traits<T>::type;
+  constexpr Eigen::Index lanes = Eigen::internal::unpacket_traits<packet>::size;
+  Eigen::Index i = 0;
+  for (; i + lanes <= n; i += lanes) f(std::type_identity<packet>{}, i);
+  for (; i < n; ++i) f(std::type_identity<T>{}, i);
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 inline void require(bool ok, const std::string& message) {
   if (!ok) throw value_error(message);

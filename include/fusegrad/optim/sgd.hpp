@@ -72,28 +72,21 @@ class BasicSGD final : public Optimizer<T> {
     const bool first = !started_[k];
     started_[k] = true;
     auto& buffer = momentum_[k];
-    detail::for_each_block(std::size_t(p.size()), [&](Eigen::Index at, Eigen::Index n) {
-      auto x = p.segment(at, n);
-      // d, the gradient, is an expression read where it is used (all in L1); x is written last.
-      const auto descend = [&](const auto& d) {
-        if (!with_momentum) {
-          x -= lr * d;
-          return;
-        }
-        auto b = buffer.segment(at, n);
-        if (first)
-          b = d;
-        else
-          b = momentum * b + undamped * d;
-        if (options_.nesterov)
-          x -= lr * (d + momentum * b);
-        else
-          x -= lr * b;
-      };
-      if (with_weight_decay)
-        descend(sign * g.segment(at, n) + weight_decay * x);
-      else
-        descend(sign * g.segment(at, n));
+    // One pass over the values, a register at a time (for_each_register); x is written last.
+    detail::for_each_register<T>(p.size(), [&]<class Packet>(std::type_identity<Packet>, Eigen::Index i) {
+      using namespace Eigen::internal;
+      const auto constant = [](T value) { return pset1<Packet>(value); };
+      const Packet x = ploadu<Packet>(p.data() + i);
+      Packet d = pmul(constant(sign), ploadu<Packet>(g.data() + i));  // the gradient the step follows
+      if (with_weight_decay) d = padd(d, pmul(constant(weight_decay), x));
+      Packet direction = d;
+      if (with_momentum) {
+        const Packet kept =
+            first ? d : padd(pmul(constant(momentum), ploadu<Packet>(buffer.data() + i)), pmul(constant(undamped), d));
+        pstoreu(buffer.data() + i, kept);
+        direction = options_.nesterov ? padd(d, pmul(constant(momentum), kept)) : kept;
+      }
+      pstoreu(p.data() + i, psub(x, pmul(constant(lr), direction)));
     });
   }
 
