@@ -1,8 +1,8 @@
 // expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars...\): the vars of an expression are given one by one
 // fail/grad_of_vars_in_braces.cpp -- the vars of a static expression given in braces, as fg::grad(loss, {w, b}) takes
 // Tensors: one error that says they come one by one (without it: no matching function, and every candidate listed).
-// The gradients it returns after the error take their uses without a second error. The legal twin names the vars one
-// by one.
+// The gradients it returns after the error take their uses (indexing, arithmetic, the members a gradient is most often
+// asked for) without a second error. The legal twin names the vars one by one.
 #include <fusegrad/fusegrad.hpp>
 
 namespace fg = fusegrad;
@@ -15,5 +15,5 @@ int main() {
 #else
   const auto [dx, dy] = fg::grad(fg::sum(x) * fg::sum(y), x, y);
 #endif
-  return dx(0) + dy(1) > 0 ? 0 : 1;
+  return dx(0) + dy(1) + dx.sum() + dy.matrix().norm() + double(dx.size()) > 0 ? 0 : 1;
 }

@@ -18,6 +18,50 @@ struct after_error {
   after_error operator[](std::size_t) const { return {}; }
   after_error operator()(const auto&...) const { return {}; }
 
+  // The members a gradient (an Eigen array) or a tensor is most often asked for. Others still add an error of their
+  // own: no type can have every member.
+#define FUSEGRAD_AFTER_ERROR_MEMBER(name) \
+  after_error name(const auto&...) const { return {}; }
+  FUSEGRAD_AFTER_ERROR_MEMBER(sum)
+  FUSEGRAD_AFTER_ERROR_MEMBER(prod)
+  FUSEGRAD_AFTER_ERROR_MEMBER(mean)
+  FUSEGRAD_AFTER_ERROR_MEMBER(maxCoeff)
+  FUSEGRAD_AFTER_ERROR_MEMBER(minCoeff)
+  FUSEGRAD_AFTER_ERROR_MEMBER(norm)
+  FUSEGRAD_AFTER_ERROR_MEMBER(squaredNorm)
+  FUSEGRAD_AFTER_ERROR_MEMBER(dot)
+  FUSEGRAD_AFTER_ERROR_MEMBER(size)
+  FUSEGRAD_AFTER_ERROR_MEMBER(rows)
+  FUSEGRAD_AFTER_ERROR_MEMBER(cols)
+  FUSEGRAD_AFTER_ERROR_MEMBER(data)
+  FUSEGRAD_AFTER_ERROR_MEMBER(array)
+  FUSEGRAD_AFTER_ERROR_MEMBER(matrix)
+  FUSEGRAD_AFTER_ERROR_MEMBER(eval)
+  FUSEGRAD_AFTER_ERROR_MEMBER(transpose)
+  FUSEGRAD_AFTER_ERROR_MEMBER(abs)
+  FUSEGRAD_AFTER_ERROR_MEMBER(square)
+  FUSEGRAD_AFTER_ERROR_MEMBER(isApprox)
+  FUSEGRAD_AFTER_ERROR_MEMBER(allFinite)
+  FUSEGRAD_AFTER_ERROR_MEMBER(head)
+  FUSEGRAD_AFTER_ERROR_MEMBER(tail)
+  FUSEGRAD_AFTER_ERROR_MEMBER(segment)
+  FUSEGRAD_AFTER_ERROR_MEMBER(item)
+  FUSEGRAD_AFTER_ERROR_MEMBER(grad)
+  FUSEGRAD_AFTER_ERROR_MEMBER(backward)
+  FUSEGRAD_AFTER_ERROR_MEMBER(shape)
+  FUSEGRAD_AFTER_ERROR_MEMBER(numel)
+  FUSEGRAD_AFTER_ERROR_MEMBER(eigen)
+  FUSEGRAD_AFTER_ERROR_MEMBER(detach)
+#undef FUSEGRAD_AFTER_ERROR_MEMBER
+  template <class To>
+  after_error cast() const {
+    return {};
+  }
+  template <class To>
+  after_error to() const {
+    return {};
+  }
+
   // Arithmetic with anything on either side, and in place into anything.
 #define FUSEGRAD_AFTER_ERROR_OPERATOR(op)                                               \
   friend after_error operator op(const after_error&, const after_error&) { return {}; } \
