@@ -77,7 +77,8 @@ TEST(DomainEdges, SaturatingFunctionsAtPlusMinus1000) {
 
 // Slopes at the edges where they are tiny or infinite. Below x = -709.8, softplus(x) = sigmoid(x) = exp(x) is a
 // subnormal number, which PyTorch's softplus gradient keeps (1 / (1 + exp(-x)) would overflow to 0); log_sigmoid is
-// softplus mirrored. log1mexp's slope at 0 is the limit from below, -inf, at either zero.
+// softplus mirrored. log1mexp's slope at 0 is the limit from below, -inf, at either zero; at -720 its value and slope
+// are both -exp(-720), subnormal.
 TEST(DomainEdges, SlopesThatAreSubnormalOrInfinite) {
   const double tiny = std::exp(-720.0);  // 2.03e-313
   ASSERT_GT(tiny, 0.0);
@@ -85,7 +86,8 @@ TEST(DomainEdges, SlopesThatAreSubnormalOrInfinite) {
                     {{-720.0, tiny, tiny}, {1000.0, 1000.0, 1.0}});
   check_unary_edges("log_sigmoid", [](const auto& x) { return fg::log_sigmoid(x); },
                     {{720.0, -tiny, tiny}, {-1000.0, -1000.0, 1.0}});
-  check_unary_edges("log1mexp", [](const auto& x) { return fg::log1mexp(x); }, {{0.0, -inf, -inf}, {-0.0, -inf, -inf}});
+  check_unary_edges("log1mexp", [](const auto& x) { return fg::log1mexp(x); },
+                    {{0.0, -inf, -inf}, {-0.0, -inf, -inf}, {-720.0, -tiny, -tiny}});
 }
 
 // exp(-1000) is 0 in IEEE arithmetic. Eigen's vectorised exp clamps its argument near the

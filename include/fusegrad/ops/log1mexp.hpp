@@ -38,8 +38,9 @@ struct log1mexp_switch : elementwise_functor<T> {
 /// -expm1(x) rounds to 1. PyTorch has no such function; this one follows Julia's
 /// LogExpFunctions.log1mexp: -inf at x = 0, NaN above.
 ///   value: y = x > -log 2 ? log(-expm1(x)) : log1p(-exp(x))
-///   vjp:   dx = -dy / expm1(-x)      (= -dy exp(x) / (1 - exp(x)))
-/// At x = -1000 the value is -0 and the gradient -0; at x = -1e-20, -46.05... and -1e20.
+///   vjp:   dx = dy exp(x) / expm1(x)      (= -dy exp(x) / (1 - exp(x)))
+/// At x = -1000 the value is -0 and the gradient -0; at x = -720 both are -exp(-720), a subnormal number; at
+/// x = -1e-20, -46.05... and -1e20.
 struct log1mexp_op {
   static constexpr std::string_view name = "log1mexp";
   static constexpr std::string_view backward_name = "Log1mexpBackward";
@@ -60,10 +61,12 @@ struct log1mexp_op {
     else
       return (x > pick::threshold).select(near_zero, below);
   }
-  // 0 - x rather than -x: +0 for both zeros, so that the slope at x = 0 is -inf, the limit from below, whichever zero.
+  // exp(x) in the numerator keeps the slope where it is subnormal (x below -709.8), where the reciprocal of
+  // expm1(-x) would overflow to 0. -(0 - x) rather than x: -0 for both zeros, so that the slope at x = 0 is -inf, the
+  // limit from below, whichever zero.
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(x)>::Scalar;
-    return -dy / math::expm1(T(0) - x);
+    return dy * math::exp(x) / math::expm1(-(T(0) - x));
   }
 };
 
