@@ -190,24 +190,32 @@ TEST(DomainEdges, AMeanDividesByTheCount) {
   ASSERT_NE(0.1 / 49.0, 0.1 * (1.0 / 49.0));  // the two ways differ here
 }
 
-// float sqrt is correctly rounded, with IEEE results at +inf, subnormals and -0 (PyTorch 1.13's), in a register of
-// floats as alone: Eigen's float registers compute a reciprocal square root and a Newton step instead.
-TEST(DomainEdges, FloatSqrtIsCorrectlyRounded) {
-  const float finf = std::numeric_limits<float>::infinity();
-  fg::Var<float, fg::Shape<fg::dyn>> x(Eigen::ArrayXf{{4.0f, finf, 1e-40f, -0.0f, 2.0f, 1e-40f, finf, 4.0f, 3.0f}});
-  const auto [y, dx] = fg::vjp(fg::sqrt(x), Eigen::ArrayXf::Ones(9).eval(), x);
+// sqrt is correctly rounded, with IEEE results at +inf, subnormals and -0 (PyTorch 1.13's), in a register as alone:
+// Eigen's float registers on x86, and its double registers with AVX-512, compute a reciprocal square root and Newton
+// steps instead.
+template <class T>
+void expect_sqrt_correctly_rounded(T subnormal) {
+  using array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const T inf = std::numeric_limits<T>::infinity();
+  fg::Var<T, fg::Shape<fg::dyn>> x(array{{T(4), inf, subnormal, T(-0.0), T(2), subnormal, inf, T(4), T(3)}});
+  const auto [y, dx] = fg::vjp(fg::sqrt(x), array::Ones(9).eval(), x);
   for (Eigen::Index i = 0; i < 9; ++i) {
-    const float v = x.value()[i];
+    const T v = x.value()[i];
     const std::string at = "sqrt(" + std::to_string(v) + "), element " + std::to_string(i);
     EXPECT_EQ(y[i], std::sqrt(v)) << at;
     EXPECT_EQ(std::signbit(y[i]), std::signbit(std::sqrt(v))) << at;
-    EXPECT_EQ(dx[i], 0.5f / std::sqrt(v)) << at;
+    EXPECT_EQ(dx[i], T(0.5) / std::sqrt(v)) << at;
   }
-  const Eigen::ArrayXf many = Eigen::ArrayXf::LinSpaced(4099, 1e-3f, 1e3f);
-  const fg::FloatTensor roots = fg::sqrt(fg::FloatTensor::from(many));
+  const array many = array::LinSpaced(4099, T(1e-3), T(1e3));
+  const fg::BasicTensor<T> roots = fg::sqrt(fg::BasicTensor<T>::from(many));
   int wrong = 0;
   for (Eigen::Index i = 0; i < many.size(); ++i) wrong += roots.data()[i] != std::sqrt(many[i]);
   EXPECT_EQ(wrong, 0);
+}
+
+TEST(DomainEdges, SqrtIsCorrectlyRounded) {
+  expect_sqrt_correctly_rounded<float>(1e-40f);
+  expect_sqrt_correctly_rounded<double>(1e-310);
 }
 
 // PyTorch gives a scalar one axis, 0 or -1, of extent 1, for the ops that reduce or index along an axis

@@ -1,5 +1,5 @@
 // detail/vector_math.hpp -- the element-wise functions the op specs evaluate: exp, log, sin, cos, tan, tanh, log1p
-// and expm1 of real arrays, in SIMD registers for double; sqrt, correctly rounded for float on x86.
+// and expm1 of real arrays, in SIMD registers for double; sqrt, correctly rounded in every register.
 //
 // Eigen 3.4 evaluates sin, cos, tan, tanh, log1p and expm1 one element at a time for double, through the C
 // library. Built with FUSEGRAD_SIMD_MATH (CMake turns it on when it finds xsimd), the op specs evaluate them
@@ -122,9 +122,10 @@ struct log_function : packet_function<log_function> {
   }
 };
 
-// The processor's square root of a register of floats: correctly rounded, as std::sqrt and PyTorch's are. Eigen's
-// own for float (with EIGEN_FAST_MATH, its default) is a reciprocal square root and one Newton step on x86: a bit or
-// two short, NaN at +inf, 0 for subnormal inputs and +0 at -0. Other registers keep Eigen's.
+// The processor's square root of a register: correctly rounded, as std::sqrt and PyTorch's are. Eigen's own (with
+// EIGEN_FAST_MATH, its default) is a reciprocal square root and Newton steps for float registers on x86 and for
+// AVX-512's double registers: a bit or two short, NaN at +inf, 0 for subnormal inputs and +0 at -0. Other registers
+// keep Eigen's, which is the processor's.
 template <class Packet>
 Packet exact_sqrt(const Packet& x) {
   return Eigen::internal::psqrt(x);
@@ -137,6 +138,7 @@ inline Eigen::internal::Packet8f exact_sqrt(const Eigen::internal::Packet8f& x) 
 #endif
 #if defined(EIGEN_VECTORIZE_AVX512)
 inline Eigen::internal::Packet16f exact_sqrt(const Eigen::internal::Packet16f& x) { return _mm512_sqrt_ps(x); }
+inline Eigen::internal::Packet8d exact_sqrt(const Eigen::internal::Packet8d& x) { return _mm512_sqrt_pd(x); }
 #endif
 
 struct sqrt_function : packet_function<sqrt_function> {
@@ -152,10 +154,10 @@ struct sqrt_function : packet_function<sqrt_function> {
 
 }  // namespace detail
 
-/// sqrt of an Eigen array expression, as the op specs evaluate it: correctly rounded for float too on x86.
+/// sqrt of an Eigen array expression, as the op specs evaluate it: correctly rounded in every register.
 template <class Array>
 auto sqrt(const Array& x) {
-  if constexpr (std::is_same_v<typename Array::Scalar, float> && in_registers_v<float>)
+  if constexpr (in_registers_v<typename Array::Scalar>)
     return x.unaryExpr(detail::sqrt_function{});
   else
     return x.sqrt();
