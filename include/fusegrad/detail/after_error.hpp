@@ -18,10 +18,14 @@ struct after_error {
   after_error operator[](std::size_t) const { return {}; }
   after_error operator()(const auto&...) const { return {}; }
 
-  // The members a gradient (an Eigen array) or a tensor is most often asked for. Others still add an error of their
-  // own: no type can have every member.
-#define FUSEGRAD_AFTER_ERROR_MEMBER(name) \
-  after_error name(const auto&...) const { return {}; }
+  // The members a gradient (an Eigen array) or a tensor is most often asked for, also with a length given as a
+  // template argument (head<2>()). Others still add an error of their own: no type can have every member.
+#define FUSEGRAD_AFTER_ERROR_MEMBER(name)               \
+  after_error name(const auto&...) const { return {}; } \
+  template <int Length>                                 \
+  after_error name(const auto&...) const {              \
+    return {};                                          \
+  }
   FUSEGRAD_AFTER_ERROR_MEMBER(sum)
   FUSEGRAD_AFTER_ERROR_MEMBER(prod)
   FUSEGRAD_AFTER_ERROR_MEMBER(mean)
