@@ -2,7 +2,8 @@
 // against long double over each function's whole domain (for exp, subnormal results included), IEEE special
 // values as std:: gives them, and values that do not depend on an element's position. The same bounds hold
 // with and without FUSEGRAD_SIMD_MATH; the test prints the measured figures and which implementation ran.
-// tests/CMakeLists.txt also builds this file without xsimd and, on x86-64, for AVX2 (gtest.vector_math_*).
+// tests/CMakeLists.txt also builds this file without xsimd and, on x86-64, for AVX2 and for AVX-512
+// (gtest.vector_math_*).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -29,6 +31,16 @@ namespace {
 [[maybe_unused]] const bool cpu_has_avx2 = [] {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return true;
   std::cout << "skipped: this CPU has no AVX2 and FMA\n";
+  std::_Exit(77);
+}();
+#endif
+#ifdef FUSEGRAD_TEST_NEEDS_AVX512
+// Built for AVX-512 (tests/CMakeLists.txt): likewise.
+[[maybe_unused]] const bool cpu_has_avx512 = [] {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return true;
+  std::cout << "skipped: this CPU has not all of x86-64-v4's AVX-512 (F, BW, CD, DQ, VL)\n";
   std::_Exit(77);
 }();
 #endif
@@ -370,6 +382,32 @@ TEST(VectorMath, LogOfSubnormalNumbersIsTheCLibrarys) {
 
 // The ops use these functions in both layers: sin's gradient is cos, computed the same way, and cos's is -sin,
 // whether the sweep takes value and slope together (sin_cos) or not (a forward evaluation, a tape node's VJP).
+// sqrt is correctly rounded in every register, as std::sqrt is, with its IEEE results at +inf, subnormal numbers and
+// -0: Eigen's own float registers on x86, and its double registers with AVX-512, take a reciprocal square root and
+// Newton steps instead.
+template <class T>
+void expect_sqrt_is_the_c_librarys() {
+  using array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const T inf = std::numeric_limits<T>::infinity(), smallest = std::numeric_limits<T>::denorm_min();
+  array x = array::LinSpaced(4099, T(1e-3), T(1e3));
+  const T specials[] = {T(0), T(-0.0), inf, smallest, T(3) * smallest, std::numeric_limits<T>::min(), T(2), T(4)};
+  for (std::size_t k = 0; k < std::size(specials); ++k) x[Eigen::Index(37 * k)] = specials[k];
+  const array roots = fg::math::sqrt(x);
+  int wrong = 0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const T want = std::sqrt(x[i]);
+    if (roots[i] != want || std::signbit(roots[i]) != std::signbit(want)) {
+      if (++wrong <= 5) ADD_FAILURE() << "sqrt(" << x[i] << ") is " << roots[i] << ", std::sqrt's " << want;
+    }
+  }
+  EXPECT_EQ(wrong, 0) << Eigen::internal::packet_traits<T>::size << " values per register";
+}
+
+TEST(VectorMath, SqrtIsCorrectlyRounded) {
+  expect_sqrt_is_the_c_librarys<float>();
+  expect_sqrt_is_the_c_librarys<double>();
+}
+
 TEST(VectorMath, TheOpsUseThem) {
   Eigen::ArrayXd data = Eigen::ArrayXd::LinSpaced(19, -1, 3);
   data[7] = 1e6;  // a register that needs the C library
