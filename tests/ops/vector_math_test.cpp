@@ -380,8 +380,6 @@ TEST(VectorMath, LogOfSubnormalNumbersIsTheCLibrarys) {
   }
 }
 
-// The ops use these functions in both layers: sin's gradient is cos, computed the same way, and cos's is -sin,
-// whether the sweep takes value and slope together (sin_cos) or not (a forward evaluation, a tape node's VJP).
 // sqrt is correctly rounded in every register, as std::sqrt is, with its IEEE results at +inf, subnormal numbers and
 // -0: Eigen's own float registers on x86, and its double registers with AVX-512, take a reciprocal square root and
 // Newton steps instead.
@@ -408,6 +406,8 @@ TEST(VectorMath, SqrtIsCorrectlyRounded) {
   expect_sqrt_is_the_c_librarys<double>();
 }
 
+// The ops use these functions in both layers: sin's gradient is cos, computed the same way, and cos's is -sin,
+// whether the sweep takes value and slope together (sin_cos) or not (a forward evaluation, a tape node's VJP).
 TEST(VectorMath, TheOpsUseThem) {
   Eigen::ArrayXd data = Eigen::ArrayXd::LinSpaced(19, -1, 3);
   data[7] = 1e6;  // a register that needs the C library
