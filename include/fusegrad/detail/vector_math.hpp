@@ -163,14 +163,11 @@ auto sqrt(const Array& x) {
     return x.sqrt();
 }
 
-/// The square root of one SIMD register of values (an Eigen packet) or of one value, as math::sqrt gives each element:
-/// for loops written a register at a time (optim/adam.hpp).
+/// The square root of one SIMD register of values (an Eigen packet) or of one value (Eigen's psqrt of a number is
+/// std::sqrt's), as math::sqrt gives each element: for loops written a register at a time (optim/adam.hpp).
 template <class Packet>
 Packet sqrt_of(const Packet& x) {
-  if constexpr (std::is_arithmetic_v<Packet>)
-    return std::sqrt(x);
-  else
-    return detail::exact_sqrt(x);
+  return detail::exact_sqrt(x);
 }
 
 /// log of an Eigen array expression, as the op specs evaluate it.

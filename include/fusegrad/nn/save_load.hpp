@@ -228,12 +228,14 @@ void load(Model& model, const std::filesystem::path& path) {
   };
   for (NamedParameter<double>& target : doubles) settle(target);
   for (NamedParameter<float>& target : floats) settle(target);
-  std::vector<Eigen::Map<fusegrad::detail::array_t<double>>> double_destinations;
-  std::vector<Eigen::Map<fusegrad::detail::array_t<float>>> float_destinations;
-  double_destinations.reserve(doubles.size());
-  float_destinations.reserve(floats.size());
-  for (NamedParameter<double>& target : doubles) double_destinations.push_back(target.tensor.mutable_eigen());
-  for (NamedParameter<float>& target : floats) float_destinations.push_back(target.tensor.mutable_eigen());
+  const auto destinations_of = []<std::floating_point T>(std::vector<NamedParameter<T>>& targets) {
+    std::vector<Eigen::Map<fusegrad::detail::array_t<T>>> destinations;
+    destinations.reserve(targets.size());
+    for (NamedParameter<T>& target : targets) destinations.push_back(target.tensor.mutable_eigen());
+    return destinations;
+  };
+  auto double_destinations = destinations_of(doubles);
+  auto float_destinations = destinations_of(floats);
   const auto copy = [&]<std::floating_point T>(const std::vector<NamedParameter<T>>& targets,
                                                std::vector<Eigen::Map<fusegrad::detail::array_t<T>>>& destinations) {
     for (std::size_t k = 0; k < targets.size(); ++k) {
