@@ -1,6 +1,8 @@
-// tape/deep_graph_test.cpp -- a million-node chain (backward and destruction need no stack) and wide graphs.
+// tape/deep_graph_test.cpp -- a million-node chain (backward and destruction need no stack), a chain that changes
+// scalar type at every step, and wide graphs.
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,9 +24,11 @@ using fg::test::expect_array_near;
 #if defined(__OPTIMIZE__)
 constexpr std::size_t chain_length = 1'000'000;
 constexpr std::size_t wide_terms = 100'000;
+constexpr std::size_t round_trips = 100'000;
 #else
 constexpr std::size_t chain_length = 200'000;
 constexpr std::size_t wide_terms = 20'000;
+constexpr std::size_t round_trips = 10'000;
 #endif
 constexpr double factor = 1.000001;  // factor^N = e^(N log factor), at most ~2.7183: representable
 
@@ -68,6 +72,41 @@ TEST(DeepGraph, LongChainIsDroppedWithoutBackward) {
   const Tensor z = x * c;
   z.backward();
   EXPECT_EQ(x.grad().item(), factor);
+}
+
+// A graph that changes scalar type at every step: y_(k+1) = float(y_k) * 2, cast back to double, * 0.5. Every cast
+// starts one more backward pass over the graph of the other type, and every walk over the graph (the check before a
+// backward, fg::grad's, the release after it, fg::to_dot) crosses it: a few thousand such changes in nested calls
+// overflow the stack. Powers of two and casts of 0.5 are exact, so y = x and dy/dx = 1 exactly.
+TEST(DeepGraph, LongChainThroughCastsNeedsNoStack) {
+  Tensor x = Tensor::scalar(0.5).requires_grad_();
+  {
+    Tensor y = x;
+    fg::FloatTensor first_step;
+    for (std::size_t k = 0; k < round_trips; ++k) {
+      const fg::FloatTensor f = y.to<float>() * 2.0f;
+      if (k == 0) first_step = f;
+      y = f.to<double>() * 0.5;
+    }
+    EXPECT_EQ(y.item(), 0.5);
+    EXPECT_EQ(fg::grad(y, {x}, {.retain_graph = true})[0].item(), 1.0);
+    EXPECT_FALSE(x.grad().defined());  // fg::grad adds to no tensor's gradient
+    const std::string dot = fg::to_dot(y);
+    std::size_t casts = 0;
+    for (std::size_t at = dot.find("ToCopyBackward"); at != std::string::npos; at = dot.find("ToCopyBackward", at + 1))
+      ++casts;
+    EXPECT_EQ(casts, 2 * round_trips);
+    {
+      const fg::DetectAnomalyGuard anomaly;  // staged: each pass adds its gradients once the passes after it end
+      y.backward({.retain_graph = true});
+    }
+    EXPECT_EQ(x.grad().item(), 1.0);
+    y.backward();  // without retain_graph: releases the graphs of both types, down to the first cast
+    EXPECT_EQ(x.grad().item(), 2.0);
+    EXPECT_THROW(first_step.backward(), fg::graph_error);
+  }  // the chain is dropped here, in a loop
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_EQ(x.grad().item(), 2.0);
 }
 
 // Many small nodes side by side: t_i = x a_i with a_i = (i mod 7) + 1, added pairwise into a

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fusegrad/expr/expression_graph.hpp>
@@ -100,11 +101,23 @@ inline void draw_input(const drawn_node& to, const void* input, const std::strin
         picture.dot.edge(source, to.frame + "." + std::to_string(k));
 }
 
-// Draws the graph that produced `root` and returns the box its value leaves from. Nodes already
-// drawn (reached before, or from the other side of a cast) are not drawn again. The caller holds
-// graph_lock.
+// The graphs of the other scalar type that the casts drawn so far read, to draw next, each with the box of the
+// cast that its value goes into: a graph that changes type k times is drawn in k rounds of one loop, never in k nested
+// calls. The caller of draw_graph holds graph_lock, so no graph is released meanwhile.
+struct casts_to_draw final : across_visitor {
+  std::string into;  // the box of the cast node being visited
+  std::vector<std::pair<const tensor_impl<float>*, std::string>> floats;
+  std::vector<std::pair<const tensor_impl<double>*, std::string>> doubles;
+
+  void visit(tensor_impl<float>& source) override { floats.emplace_back(&source, into); }
+  void visit(tensor_impl<double>& source) override { doubles.emplace_back(&source, into); }
+};
+
+// Draws the graph of one scalar type that produced `root` and returns the box its value leaves
+// from. Nodes already drawn (reached before, or from the other side of a cast) are not drawn
+// again; the tensors the graph's casts read go to `across`.
 template <class T>
-std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture) {
+std::string draw_one_graph(const tensor_impl<T>& root, tape_picture& picture, casts_to_draw& across) {
   if (!root.grad_fn) return picture.leaf_box(root);
   std::vector<const node<T>*> to_visit{root.grad_fn.get()}, reached;
   while (!to_visit.empty()) {
@@ -125,21 +138,33 @@ std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture) {
     for (const edge<T>& e : reached[k]->inputs())
       if (e.fn || !reached[k]->released)
         draw_input(drawn[k], e.input, e.fn ? picture.exit_of.at(e.fn.get()) : picture.leaf_box(*e.input), picture);
-  // Draws the graph of the other scalar type behind a cast node, with its edge into the cast's box. A class local
-  // to this template: a translation unit that draws no picture instantiates neither graph's drawing.
-  struct draw_across final : across_visitor {
-    tape_picture& picture;
-    const std::string& box;
-    draw_across(tape_picture& p, const std::string& b) : picture(p), box(b) {}
-    void visit(const tensor_impl<float>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
-    void visit(const tensor_impl<double>& source) override { picture.dot.edge(draw_graph(source, picture), box); }
-  };
   for (std::size_t k = 0; k < reached.size(); ++k)
     if (reached[k]->input_count == 0) {
-      draw_across into_box{picture, drawn[k].box};
-      reached[k]->visit_across(into_box);
+      across.into = drawn[k].box;
+      reached[k]->visit_across(across);
     }
   return picture.exit_of.at(root.grad_fn.get());
+}
+
+// Draws the graph that produced `root`, and the graphs of the other scalar type that its casts
+// lead into, each with its edge into the cast's box; returns the box `root`'s value leaves from.
+// The caller holds graph_lock.
+template <class T>
+std::string draw_graph(const tensor_impl<T>& root, tape_picture& picture) {
+  casts_to_draw across;
+  std::string exit = draw_one_graph(root, picture, across);
+  while (!across.floats.empty() || !across.doubles.empty()) {
+    if (!across.floats.empty()) {
+      const auto [source, into] = std::move(across.floats.back());
+      across.floats.pop_back();
+      picture.dot.edge(draw_one_graph(*source, picture, across), into);
+    } else {
+      const auto [source, into] = std::move(across.doubles.back());
+      across.doubles.pop_back();
+      picture.dot.edge(draw_one_graph(*source, picture, across), into);
+    }
+  }
+  return exit;
 }
 
 }  // namespace fusegrad::detail

@@ -10,10 +10,10 @@ template <Scalar T>
 struct tensor_impl;
 
 // Called with the tensor of the other scalar type that a cast node reads (fusegrad's tensors are
-// float or double), so that pictures cross casts without the tape knowing about pictures.
+// float or double): walks over a graph (tensors_across) and its pictures cross casts through it.
 struct across_visitor {
-  virtual void visit(const tensor_impl<float>& source) = 0;
-  virtual void visit(const tensor_impl<double>& source) = 0;
+  virtual void visit(tensor_impl<float>& source) = 0;
+  virtual void visit(tensor_impl<double>& source) = 0;
 
  protected:
   ~across_visitor() = default;

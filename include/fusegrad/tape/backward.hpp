@@ -16,12 +16,14 @@
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/tape/backward_pass.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/gradient_capture.hpp>
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
+#include <fusegrad/tape/release_graph.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 #include <fusegrad/tape/walk_graph.hpp>
 
@@ -30,46 +32,13 @@ namespace fusegrad::detail {
 // Backpropagates seeds through the graph that produced the roots: each root's seed (shaped
 // like it) is the gradient arriving at it. Each node runs once, after every consumer of its
 // output has sent its gradient (Kahn's algorithm on the reverse graph), so diamonds, shared
-// sub-graphs and roots that feed each other are right. No recursion within a graph of one
-// scalar type: a chain of a million nodes needs no stack. A cast to the other type starts one
-// more pass after this one (node::backward_across), so a graph that changes type k times runs
-// passes nested k deep, and a node below such changes may run once per pass that reaches it,
-// each time with its share of the gradient. Backwards on several threads take turns
-// (graph_lock), so graphs that share nodes or leaves get the sum of their gradients. A functional
-// backward (fg::grad) passes a gradient_capture, and then no tensor's grad() changes.
-
-// Where a backward starts: a tensor and the gradient arriving at it.
-template <class T>
-struct backward_root {
-  tensor_impl<T>* tensor;
-  const T* seed;  // shaped like the tensor
-};
-
-// Drops what backward reads in every node of the graph that produced the roots, across casts
-// (node::release_across): a backward without retain_graph through casts ends with this.
-template <class T>
-void release_graph(std::span<const backward_root<T>> roots) {
-  std::unordered_set<node<T>*> seen;
-  std::vector<node<T>*> to_visit;
-  for (const backward_root<T>& root : roots)
-    if (root.tensor->grad_fn) to_visit.push_back(root.tensor->grad_fn.get());
-  std::vector<node<T>*> reached;
-  while (!to_visit.empty()) {
-    node<T>* n = to_visit.back();
-    to_visit.pop_back();
-    if (n->released || !seen.insert(n).second) continue;  // a released node's producers are reached already
-    reached.push_back(n);
-    for (const edge<T>& e : n->inputs())
-      if (e.fn) to_visit.push_back(e.fn.get());
-  }
-  // Edges hold their producers, so releasing one node destroys none of the others.
-  for (node<T>* n : reached) {
-    if (n->released) continue;  // released across a cast meanwhile
-    if (n->input_count == 0) n->release_across();
-    n->release_saved();
-    n->released = released_after_backward;
-  }
-}
+// sub-graphs and roots that feed each other are right. No recursion: a chain of a million nodes
+// needs no stack. A cast to the other type starts one more pass after this one (node::pass_across,
+// tape/backward_pass.hpp), so a graph that changes type k times runs k + 1 passes, and a node below
+// such changes may run once per pass that reaches it, each time with its share of the gradient.
+// Backwards on several threads take turns (graph_lock), so graphs that share nodes or leaves get
+// the sum of their gradients. A functional backward (fg::grad) passes a gradient_capture, and then
+// no tensor's grad() changes.
 
 // A staged backward's gradients are added to their tensors in two steps, so that every gradient changes or none
 // does: first what may throw (a deferred value that reads a gradient, the memory of a first gradient), then the
@@ -89,12 +58,60 @@ template <class T, class StagedGrads>
   for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
 }
 
-// `across` is set for the passes a cast starts (node::backward_across): the pass that started
-// them has checked the graphs they run already.
+// The pass through the graph of scalar type T (tape/backward_pass.hpp). The caller holds graph_lock
+// from run() to finish(). `across` is set for the passes a cast starts (node::pass_across): the
+// pass that started them has checked the graphs they run already.
 template <class T>
-void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr,
-                  bool across = false) {
-  const graph_lock lock;
+class typed_backward_pass final : public backward_pass {
+ public:
+  typed_backward_pass(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture,
+                      bool across)
+      : roots_(roots), retain_graph_(retain_graph), across_(across), capture_(capture) {}
+  typed_backward_pass(const typed_backward_pass&) = delete;
+  typed_backward_pass& operator=(const typed_backward_pass&) = delete;
+
+  std::unique_ptr<backward_pass> run() override;
+  void finish() override;
+
+ private:
+  // Should anything throw (an anomaly, an allocation) before the pass finishes, no node keeps a
+  // gradient from it: a later backward must start clean. A pass that finishes leaves every node
+  // clean already (each ran once and dropped its gradient). Every visited node stays alive until
+  // the roots are gone: a root holds its node, each node its producers.
+  struct reset_on_failure {
+    node<T>* visited = nullptr;
+    bool completed = false;
+    reset_on_failure() = default;
+    reset_on_failure(const reset_on_failure&) = delete;
+    reset_on_failure& operator=(const reset_on_failure&) = delete;
+    ~reset_on_failure() {
+      if (completed) return;
+      for (node<T>* n = visited; n; n = n->next_visited) {
+        n->drop_grad();
+        n->waiting = 0;
+      }
+    }
+  };
+  struct staged_grad {
+    ref<tensor_impl<T>> tensor;  // held: releasing the graph may drop every other reference
+    small_buffer<T> values;
+  };
+
+  std::span<const backward_root<T>> roots_;
+  bool retain_graph_;
+  bool across_;
+  bool crosses_ = false;  // whether casts lead out of the graph
+  bool staged_ = false;
+  gradient_capture<T>* capture_;
+  std::unordered_map<tensor_impl<T>*, staged_grad> staged_grads_;
+  std::vector<ref<tensor_storage<T>>> fresh_;  // memory for staged gradients, made before any is added
+  reset_on_failure reset_;
+};
+
+template <class T>
+std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
+  const std::span<const backward_root<T>> roots = roots_;
+  gradient_capture<T>* const capture = capture_;
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. A program whose shared libraries each
   // hold their own copy of this counter has the copies at different addresses, and each count
@@ -119,7 +136,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   //    is its own work list: a node found is appended, and the walk reaches it in turn.
   //    Everything that can make a node refuse to run (freed by an earlier backward, an
   //    input changed in place) is checked here, before any gradient moves, so such a
-  //    backward changes nothing: across a cast too (walk_across).
+  //    backward changes nothing: across a cast too (walk_graphs_across).
   // A graph that casts lead out of may lead back in (x -> x.to<float>() -> .to<double>() + x):
   // a node can then run in more than one pass, each with its share of the gradient, so no
   // node is released before the last pass is over (release_graph).
@@ -131,9 +148,9 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     n->check_runnable();
     if (n->input_count == 0) [[unlikely]] {
       crosses = true;
-      if (!across) {
-        if (!cast_walk) cast_walk.emplace(graph_walk{{}, true, {}});
-        n->walk_across(*cast_walk);
+      if (!across_) {
+        if (!cast_walk) cast_walk.emplace(graph_walk{{}, true, {}, {}});
+        n->visit_across(cast_walk->across);
       }
     }
     for (edge<T>& e : n->inputs()) {
@@ -144,21 +161,9 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     }
   }
 
-  // Should anything throw below (an anomaly, an allocation), no node keeps a gradient from
-  // this backward: a later one must start clean. A backward that completes leaves every
-  // node clean already (each ran once and dropped its gradient). Every visited node stays
-  // alive until the roots are gone: a root holds its node, each node its producers.
-  struct reset_on_failure {
-    node<T>* visited;
-    bool completed = false;
-    ~reset_on_failure() {
-      if (completed) return;
-      for (node<T>* n = visited; n; n = n->next_visited) {
-        n->drop_grad();
-        n->waiting = 0;
-      }
-    }
-  } reset{top};
+  if (cast_walk) walk_graphs_across(*cast_walk);
+  crosses_ = crosses;
+  reset_.visited = top;
 
   // 2. Run nodes whose consumers are all done, from the roots down. Each node adds its
   //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
@@ -186,12 +191,8 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
   // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
   // every node has run, so a failed backward leaves them as they were. A functional backward
   // collects them aside too, and hands over the wanted ones instead of adding any.
-  const bool staged = anomaly_detection || capture;
-  struct staged_grad {
-    ref<tensor_impl<T>> tensor;  // held: releasing the graph may drop every other reference
-    small_buffer<T> values;
-  };
-  std::unordered_map<tensor_impl<T>*, staged_grad> staged_grads;
+  const bool staged = staged_ = anomaly_detection || capture;
+  auto& staged_grads = staged_grads_;
   // Null for an output that is being destroyed on another thread (its destructor waits
   // for this backward): nobody can read its gradient. A leaf is held by the nodes reading it.
   auto staged_destination = [&](tensor_impl<T>* t) -> T* {
@@ -289,7 +290,7 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
     n->drop_grad();
     // A staged backward (DetectAnomalyGuard, fg::grad) may still fail at a later node: it releases the graph once it
     // has completed, so a failed one leaves the graph as it found it. Its nodes keep what they saved until then.
-    if (!retain_graph && !crosses && !staged) {
+    if (!retain_graph_ && !crosses && !staged) {
       n->release_saved();
       n->released = released_after_backward;
     }
@@ -312,25 +313,59 @@ void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gr
       }
     }
   // What may throw in adding this pass's staged gradients happens before the graphs of another scalar type run, since
-  // they add theirs as they end. (A backward that is not staged adds its gradients as it runs.)
-  std::vector<ref<tensor_storage<T>>> fresh;
-  if (!capture && !staged_grads.empty()) fresh = prepare_staged_grads<T>(staged_grads);
-  // The graphs of another scalar type that casts lead into, before this pass's gradients are added: should their
-  // backward fail (an anomaly), nothing has changed.
+  // they add theirs as they finish. (A backward that is not staged adds its gradients as it runs.)
+  if (!capture && !staged_grads.empty()) fresh_ = prepare_staged_grads<T>(staged_grads);
+  // The graphs of another scalar type that casts lead into run next, before this pass's gradients are added: should
+  // their backward fail (an anomaly), nothing has changed.
   if (!crossings.empty()) [[unlikely]]
-    crossings.front()->backward_across(crossings, /*retain_graph=*/true, capture);
-  // Roots that are leaves last, for the same reason, where the backward is not staged.
-  if (!staged)
-    for (const backward_root<T>& root : roots)
+    return crossings.front()->pass_across(crossings, capture);
+  return nullptr;
+}
+
+template <class T>
+void typed_backward_pass<T>::finish() {
+  // Roots that are leaves last, once the passes across casts have finished (should one fail, nothing has changed),
+  // where the backward is not staged.
+  if (!staged_)
+    for (const backward_root<T>& root : roots_)
       if (!root.tensor->grad_fn && root.tensor->requires_grad) root.tensor->accumulate_grad(root.seed);
-  if (capture) {
-    for (auto& [t, g] : staged_grads)
-      if (capture->wants(t)) capture->add(t, std::move(g.values));
-  } else if (!staged_grads.empty()) {
-    commit_staged_grads<T>(staged_grads, fresh);
+  if (capture_) {
+    for (auto& [t, g] : staged_grads_)
+      if (capture_->wants(t)) capture_->add(t, std::move(g.values));
+  } else if (!staged_grads_.empty()) {
+    commit_staged_grads<T>(staged_grads_, fresh_);
   }
-  reset.completed = true;
-  if ((crosses || staged) && !retain_graph) release_graph(roots);
+  reset_.completed = true;
+  if ((crosses_ || staged_) && !retain_graph_) release_graph(roots_);
+}
+
+// Runs the passes that casts lead into, each started by the one before it, then finishes them, the last started
+// first: what nested calls would do, with the started passes in a list instead of on the stack.
+inline void run_passes_across(std::unique_ptr<backward_pass> next) {
+  std::vector<std::unique_ptr<backward_pass>> started;
+  try {
+    while (next) {
+      started.push_back(std::move(next));
+      next = started.back()->run();
+    }
+    while (!started.empty()) {
+      started.back()->finish();
+      started.pop_back();
+    }
+  } catch (...) {
+    while (!started.empty()) started.pop_back();  // the last started first, as nested calls unwind
+    throw;
+  }
+}
+
+// Backpropagates the roots' seeds (see the top of this file).
+template <class T>
+void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr) {
+  const graph_lock lock;
+  typed_backward_pass<T> pass(roots, retain_graph, capture, /*across=*/false);
+  if (std::unique_ptr<backward_pass> next = pass.run()) [[unlikely]]
+    run_passes_across(std::move(next));
+  pass.finish();
 }
 
 // One root.

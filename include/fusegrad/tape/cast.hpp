@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -14,21 +16,66 @@
 #include <fusegrad/detail/concat.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward.hpp>
+#include <fusegrad/tape/backward_pass.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/record_node.hpp>
-#include <fusegrad/tape/walk_graph.hpp>
 
 namespace fusegrad {
 
 namespace detail {
 
+template <class To, class From>
+class cast_node;
+
+// The backward pass through the graph of scalar type From that cast nodes lead into, from the
+// gradients they kept: it owns its roots, their seeds and the capture it reports to.
+template <class From>
+class pass_from_casts final : public backward_pass {
+ public:
+  template <class To>
+  pass_from_casts(std::span<const ref<node<To>>> crossings, gradient_capture<To>* capture) {
+    // Every node without input edges in a graph of To is a cast from the other type.
+    for (const ref<node<To>>& crossing : crossings) {
+      auto& cast = dynamic_cast<cast_node<To, From>&>(*crossing);
+      ref<tensor_impl<From>> source = cast.source_;
+      small_buffer<From> seed = std::move(cast.pending_grad_);
+      const auto same = std::find(sources_.begin(), sources_.end(), source);
+      if (same == sources_.end()) {
+        sources_.push_back(std::move(source));
+        seeds_.push_back(std::move(seed));
+      } else {  // the same tensor cast twice: one root, the seeds added
+        From* sum = seeds_[std::size_t(same - sources_.begin())].data();
+        for (std::size_t k = 0; k < seed.size(); ++k) sum[k] += seed.data()[k];
+      }
+    }
+    for (std::size_t k = 0; k < sources_.size(); ++k) roots_.push_back({sources_[k].get(), seeds_[k].data()});
+    // fg::grad's inputs all have one scalar type, so its capture wants nothing here; a cast back
+    // leads to the capture that started it.
+    gradient_capture<From>* other = nullptr;
+    if (capture) {
+      here_.across = capture;
+      other = capture->across ? static_cast<gradient_capture<From>*>(capture->across) : &here_;
+    }
+    pass_.emplace(roots_, /*retain_graph=*/true, other, /*across=*/true);
+  }
+  std::unique_ptr<backward_pass> run() override { return pass_->run(); }
+  void finish() override { pass_->finish(); }
+
+ private:
+  std::vector<ref<tensor_impl<From>>> sources_;
+  std::vector<small_buffer<From>> seeds_;
+  std::vector<backward_root<From>> roots_;
+  gradient_capture<From> here_;
+  std::optional<typed_backward_pass<From>> pass_;
+};
+
 // The recorded cast of a tensor of scalar type From into one of type To (PyTorch's
 // ToCopyBackward). Its input lives in a graph of another type, which a node<To> cannot
 // point to with an edge: it has none, and the engine runs that graph's backward after this
-// one's (node::backward_across), every cast of the pass together, so that this pass runs that
+// one's (pass_from_casts), every cast of the pass together, so that this pass runs that
 // graph once.
 template <class To, class From>
 class cast_node final : public node<To> {
@@ -49,7 +96,7 @@ class cast_node final : public node<To> {
   void check_runnable() const override {
     if (this->released) throw freed_graph_error(name(), this->released);
   }
-  // Keeps the gradient, cast, for backward_across (a pass that runs a cast releases nothing
+  // Keeps the gradient, cast, for pass_from_casts (a pass that runs a cast releases nothing
   // before the end, so the source is still held then). Casting down can overflow: anomaly mode
   // checks the result, as it checks what every other node sends.
   void backward(const To* grad_output, std::span<To* const> /*input_grads*/, std::uint64_t /*unfilled*/,
@@ -62,49 +109,19 @@ class cast_node final : public node<To> {
   }
   void release_saved() noexcept override { source_ = nullptr; }
 
-  void backward_across(std::span<const ref<node<To>>> crossings, bool retain_graph,
-                       gradient_capture<To>* capture) override {
-    // Every node without input edges in a graph of To is a cast from the other type.
-    std::vector<ref<tensor_impl<From>>> sources;
-    std::vector<small_buffer<From>> seeds;
-    for (const ref<node<To>>& crossing : crossings) {
-      auto& cast = dynamic_cast<cast_node&>(*crossing);
-      ref<tensor_impl<From>> source = cast.source_;
-      small_buffer<From> seed = std::move(cast.pending_grad_);
-      const auto same = std::find(sources.begin(), sources.end(), source);
-      if (same == sources.end()) {
-        sources.push_back(std::move(source));
-        seeds.push_back(std::move(seed));
-      } else {  // the same tensor cast twice: one root, the seeds added
-        From* sum = seeds[std::size_t(same - sources.begin())].data();
-        for (std::size_t k = 0; k < seed.size(); ++k) sum[k] += seed.data()[k];
-      }
-    }
-    std::vector<backward_root<From>> roots;
-    for (std::size_t k = 0; k < sources.size(); ++k) roots.push_back({sources[k].get(), seeds[k].data()});
-    // fg::grad's inputs all have one scalar type, so its capture wants nothing here; a cast back
-    // leads to the capture that started it.
-    gradient_capture<From> here{{}, {}, capture};
-    gradient_capture<From>* other = nullptr;
-    if (capture) other = capture->across ? static_cast<gradient_capture<From>*>(capture->across) : &here;
-    run_backward(std::span<const backward_root<From>>(roots), retain_graph, other, /*across=*/true);
-  }
-  void walk_across(graph_walk& walk) const override {
-    if (!source_) throw freed_graph_error(name());
-    walk_graph(*source_, walk);
-  }
-  void release_across() override {
-    if (!source_) return;
-    const backward_root<From> root{source_.get(), nullptr};
-    release_graph(std::span<const backward_root<From>>(&root, 1));
+  std::unique_ptr<backward_pass> pass_across(std::span<const ref<node<To>>> crossings,
+                                             gradient_capture<To>* capture) override {
+    return std::make_unique<pass_from_casts<From>>(crossings, capture);
   }
   void visit_across(across_visitor& visitor) const override {
     if (source_) visitor.visit(*source_);
   }
 
  private:
+  template <class>
+  friend class pass_from_casts;
   ref<tensor_impl<From>> source_;    // the tensor cast; dropped by release_saved
-  small_buffer<From> pending_grad_;  // the gradient for source_, from backward to backward_across
+  small_buffer<From> pending_grad_;  // the gradient for source_, from backward to pass_from_casts
 };
 }  // namespace detail
 

@@ -27,6 +27,7 @@ std::vector<bool> reached_inputs(tensor_impl<T>& output, std::span<tensor_impl<T
                       if (wanted[k] == t) reached[k] = true;
                   },
                   false,
+                  {},
                   {}};
   walk_graph(output, walk);
   return reached;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <fusegrad/detail/buffer.hpp>  // allocate_heap_values
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/across_visitor.hpp>
+#include <fusegrad/tape/backward_pass.hpp>
 #include <fusegrad/tape/recorded_block.hpp>
 #include <fusegrad/tape/ref_counted.hpp>
 
@@ -29,7 +31,6 @@ template <Scalar T>
 struct node;
 template <class T>
 struct gradient_capture;
-struct graph_walk;
 
 // Where a node sends the gradient of one of its inputs: the node that produced that input,
 // or, for a leaf, the leaf itself (PyTorch's AccumulateGrad). The input is not owned: the
@@ -165,18 +166,15 @@ struct node : ref_counted<node<T>> {
   virtual void add_expression(expression_graph& /*out*/) const {}
 
   // A node with no input edges leads into a graph of another scalar type (a cast, tape/cast.hpp):
-  // its backward keeps the gradient for that graph, which the engine backpropagates after this
-  // graph's pass, all such nodes together (backward_across); walks and releases follow it.
-  /// Runs the backward of the other scalar type's graph from `crossings` (every node without
-  /// input edges that this pass ran, this one among them).
-  virtual void backward_across(std::span<const ref<node>> /*crossings*/, bool /*retain_graph*/,
-                               gradient_capture<T>* /*capture*/) {}
-  /// Walks the other scalar type's graph (tape/walk_graph.hpp).
-  virtual void walk_across(graph_walk& /*walk*/) const {}
-  /// Releases the other scalar type's graph (release_graph in tape/backward.hpp).
-  virtual void release_across() {}
-  /// Shows `visitor` the tensor of the other scalar type this node reads, if it still holds it
-  /// (fg::to_dot draws that tensor's graph).
+  // its backward keeps the gradient for that graph, which the engine backpropagates in a pass of
+  // its own after this graph's (pass_across); walks and releases follow it (visit_across).
+  /// The pass through the other scalar type's graph from `crossings` (every node without input
+  /// edges that this pass ran, this one among them), with the gradients they kept.
+  [[nodiscard]] virtual std::unique_ptr<backward_pass> pass_across(std::span<const ref<node>> /*crossings*/,
+                                                                   gradient_capture<T>* /*capture*/) {
+    return nullptr;
+  }
+  /// Shows `visitor` the tensor of the other scalar type this node reads, if it still holds it.
   virtual void visit_across(across_visitor& /*visitor*/) const {}
 
  private:
