@@ -325,8 +325,8 @@ TEST_F(SaveLoad, AFileWithWindowsLineEndingsLoads) {
   EXPECT_EQ(values_of(loaded), values_of(saved));
 }
 
-// Special values come back bit for bit: a quiet NaN's sign and payload too, in double and in float (whose NaNs the
-// file holds as doubles; a float's signalling NaN would come back quiet, as converting it to double leaves it).
+// Special values come back bit for bit: a NaN's sign and payload too, and whether it is quiet or signalling, in double
+// and in float (whose NaNs the file holds as the double NaNs of the same sign and payload).
 TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
   const auto bits_of = [](auto v) {
     if constexpr (sizeof v == 8)
@@ -344,10 +344,19 @@ TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
       EXPECT_EQ(bits_of(loaded.weight.data()[i]), bits_of(saved.weight.data()[i])) << "value " << i;
   };
   round_trip({std::bit_cast<double>(0xfff8000000000000), std::bit_cast<double>(0x7ff8000000000123),
-              std::bit_cast<double>(0x7ffabcdef0123456), -0.0, -std::numeric_limits<double>::infinity(),
+              std::bit_cast<double>(0x7ffabcdef0123456), std::bit_cast<double>(0x7ff4000000000001),  // signalling
+              std::bit_cast<double>(0xfff0000000000001), -0.0, -std::numeric_limits<double>::infinity(),
               std::numeric_limits<double>::denorm_min()});
-  round_trip({std::bit_cast<float>(0xffc00000u), std::bit_cast<float>(0x7fc00123u), -0.0f,
-              std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()});
+  round_trip({std::bit_cast<float>(0xffc00000u), std::bit_cast<float>(0x7fc00123u), std::bit_cast<float>(0x7f800001u),
+              std::bit_cast<float>(0xffa12345u),  // signalling
+              -0.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()});
+  // A float's NaN is written as the double NaN of its sign and payload, quiet or signalling as it is.
+  nn::BasicLinear<float> one(1, 1, 1, false);
+  one.weight = fg::BasicTensor<float>::from({std::bit_cast<float>(0x7f800001u)}, {1, 1}).requires_grad_();
+  nn::save(one, file);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\nnan:7ff0000020000000\n"), std::string::npos) << text;
 }
 
 // Every mistake names what is wrong, and the model keeps every value it had.
@@ -510,7 +519,8 @@ TEST_F(SaveLoad, AFloatModelRefusesAValueFloatCannotHold) {
   const std::string head = "weight float 2 1 1\n";
   const std::size_t values = good.find(head) + head.size();
   const float before = layer.weight.data()[0];
-  for (const std::string value : {"1p+200", "1.0000000000001p+0"}) {
+  // A NaN whose payload float cannot hold: bits below float's 23, or none above them (float would make it infinite).
+  for (const std::string value : {"1p+200", "1.0000000000001p+0", "nan:7ff8000000000001", "nan:7ff0000000000001"}) {
     SCOPED_TRACE(value);
     std::string edited = good;
     edited.replace(values, good.find('\n', values) - values, value);

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,8 @@ namespace fusegrad::nn {
 //   fusegrad parameters 1
 //   <name> <scalar type> <rank> <extent>...
 //   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale;
-//                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload;
-//                                a float's signalling NaN comes back quiet, as converting it to double leaves it)
+//                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload,
+//                                a float's as the double NaN of the same sign and payload, signalling or quiet)
 //   end                         (a file cut short, even inside a number, has none)
 namespace detail {
 inline constexpr std::string_view parameters_header = "fusegrad parameters 1";
@@ -59,6 +60,41 @@ inline std::string hexfloat(double v) {
   }
   const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::hex);
   return std::string(buffer, written.ptr);
+}
+
+// A float as a double, exactly. A NaN keeps its sign, its payload and whether it is quiet, where converting it
+// would make a signalling NaN quiet.
+inline double widened(float v) {
+  if (!std::isnan(v)) return double(v);
+  const auto bits = std::bit_cast<std::uint32_t>(v);
+  return std::bit_cast<double>(std::uint64_t(bits >> 31) << 63 | std::uint64_t(0x7ff) << 52 |
+                               std::uint64_t(bits & 0x7fffff) << 29);
+}
+inline double widened(double v) { return v; }
+
+// Whether T holds v exactly (a NaN's payload too), and v as a T: the reverse of widened.
+template <std::floating_point T>
+bool holds_exactly(double v) {
+  if constexpr (std::is_same_v<T, double>) {
+    return true;
+  } else {
+    static_assert(std::is_same_v<T, float>, "fusegrad: parameters files hold float and double values");
+    if (!std::isnan(v))
+      return std::isinf(v) || (std::abs(v) <= double(std::numeric_limits<float>::max()) && double(float(v)) == v);
+    const std::uint64_t payload = std::bit_cast<std::uint64_t>(v) & ((std::uint64_t(1) << 52) - 1);
+    return payload % (std::uint64_t(1) << 29) == 0 && payload != 0;  // nothing cut off, and still a NaN
+  }
+}
+template <std::floating_point T>
+T narrowed(double v) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (std::isnan(v)) {
+      const auto bits = std::bit_cast<std::uint64_t>(v);
+      return std::bit_cast<float>(std::uint32_t(bits >> 63) << 31 | std::uint32_t(0xff) << 23 |
+                                  std::uint32_t(bits >> 29 & 0x7fffff));
+    }
+  }
+  return T(v);
 }
 
 // The value a token of the file stands for, or nothing when it is not one hexfloat writes (or "nan", "-nan").
@@ -100,7 +136,7 @@ void save(const Model& model, const std::filesystem::path& path) {
       for (std::size_t a = 0; a < e.rank(); ++a) out << ' ' << e[a];
       out << '\n';
       for (std::size_t i = 0; i < tensor.numel(); ++i)
-        out << (i ? " " : "") << detail::hexfloat(double(tensor.data()[i]));
+        out << (i ? " " : "") << detail::hexfloat(detail::widened(tensor.data()[i]));
       out << '\n';
       ++written;
     }
@@ -202,12 +238,10 @@ void load(Model& model, const std::filesystem::path& path) {
     if (!(it->second.extents == target.tensor.shape()))
       throw value_error(where + ": parameter " + target.name + " has shape " + it->second.extents.to_string() +
                         " in the file and " + target.tensor.shape().to_string() + " in the model");
-    if constexpr (std::numeric_limits<T>::digits < std::numeric_limits<double>::digits)
-      for (const double v : it->second.values)
-        if (!(std::isnan(v) || std::isinf(v) ||
-              (std::abs(v) <= double(std::numeric_limits<T>::max()) && double(T(v)) == v)))
-          throw value_error(where + ": parameter " + target.name + " holds " + detail::hexfloat(v) + ", which " +
-                            std::string(scalar_name<T>()) + " cannot hold exactly; the file was not written by save");
+    for (const double v : it->second.values)
+      if (!detail::holds_exactly<T>(v))
+        throw value_error(where + ": parameter " + target.name + " holds " + detail::hexfloat(v) + ", which " +
+                          std::string(scalar_name<T>()) + " cannot hold exactly; the file was not written by save");
   };
   for (const NamedParameter<double>& target : doubles) check(target);
   for (const NamedParameter<float>& target : floats) check(target);
@@ -240,7 +274,7 @@ void load(Model& model, const std::filesystem::path& path) {
                                                std::vector<Eigen::Map<fusegrad::detail::array_t<T>>>& destinations) {
     for (std::size_t k = 0; k < targets.size(); ++k) {
       const std::vector<double>& values = stored.at(targets[k].name).values;
-      for (std::size_t i = 0; i < values.size(); ++i) destinations[k][Eigen::Index(i)] = T(values[i]);
+      for (std::size_t i = 0; i < values.size(); ++i) destinations[k][Eigen::Index(i)] = detail::narrowed<T>(values[i]);
     }
   };
   copy(doubles, double_destinations);
