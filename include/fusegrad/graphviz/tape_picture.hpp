@@ -101,9 +101,9 @@ inline void draw_input(const drawn_node& to, const void* input, const std::strin
         picture.dot.edge(source, to.frame + "." + std::to_string(k));
 }
 
-// The graphs of the other scalar type that the casts drawn so far read, to draw next, each with the box of the
-// cast that its value goes into: a graph that changes type k times is drawn in k rounds of one loop, never in k nested
-// calls. The caller of draw_graph holds graph_lock, so no graph is released meanwhile.
+// The graphs of the other scalar type that the casts drawn so far read, to draw next, each with the box of the cast
+// that its value goes into: a graph that changes type k times is drawn in one loop, never in k nested calls. The caller
+// of draw_graph holds graph_lock, so no graph is released meanwhile.
 struct casts_to_draw final : across_visitor {
   std::string into;  // the box of the cast node being visited
   std::vector<std::pair<const tensor_impl<float>*, std::string>> floats;

@@ -29,16 +29,15 @@
 
 namespace fusegrad::detail {
 
-// Backpropagates seeds through the graph that produced the roots: each root's seed (shaped
-// like it) is the gradient arriving at it. Each node runs once, after every consumer of its
-// output has sent its gradient (Kahn's algorithm on the reverse graph), so diamonds, shared
-// sub-graphs and roots that feed each other are right. No recursion: a chain of a million nodes
-// needs no stack. A cast to the other type starts one more pass after this one (node::pass_across,
-// tape/backward_pass.hpp), so a graph that changes type k times runs k + 1 passes, and a node below
-// such changes may run once per pass that reaches it, each time with its share of the gradient.
-// Backwards on several threads take turns (graph_lock), so graphs that share nodes or leaves get
-// the sum of their gradients. A functional backward (fg::grad) passes a gradient_capture, and then
-// no tensor's grad() changes.
+// Backpropagates seeds through the graph that produced the roots: each root's seed (shaped like it) is
+// the gradient arriving at it. Each node runs once, after every consumer of its output has sent its
+// gradient (Kahn's algorithm on the reverse graph), so diamonds, shared sub-graphs and roots that feed
+// each other are right. No recursion: a chain of a million nodes needs no stack. A cast to the other
+// type starts one more pass after this one (node::pass_across, tape/backward_pass.hpp), so a graph
+// that changes type k times runs up to k + 1 passes, and a node below such changes may run once per
+// pass that reaches it, each time with its share of the gradient. Backwards on several threads take
+// turns (graph_lock), so graphs that share nodes or leaves get the sum of their gradients. A
+// functional backward (fg::grad) passes a gradient_capture, and then no tensor's grad() changes.
 
 // A staged backward's gradients are added to their tensors in two steps, so that every gradient changes or none
 // does: first what may throw (a deferred value that reads a gradient, the memory of a first gradient), then the

@@ -37,7 +37,7 @@ void release_one_graph(std::span<const backward_root<T>> roots, tensors_across& 
   }
 }
 
-// The same from the graphs of other scalar types: release_one_graph for each tensor in `across`.
+// The same from a tensor of the other scalar type that a cast read (one taken from `across`).
 template <class U>
 void release_graph_of(tensor_impl<U>& source, tensors_across& across) {
   const backward_root<U> root{&source, nullptr};

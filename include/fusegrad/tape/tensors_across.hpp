@@ -21,7 +21,8 @@ struct tensors_across final : across_visitor {
   void visit(tensor_impl<float>& source) override { floats.emplace_back(&source); }
   void visit(tensor_impl<double>& source) override { doubles.emplace_back(&source); }
 
-  /// Hands `walk` each tensor collected, the latest first, until none is left; `walk` may collect more.
+  /// Hands `walk` each tensor collected, floats before doubles and the latest of each first, until none is left;
+  /// `walk` may collect more.
   template <class Walk>
   void drain(Walk&& walk) {
     while (!floats.empty() || !doubles.empty()) {
