@@ -143,6 +143,21 @@ TEST(Broadcast, AMismatchThrowsAndNamesBothShapesAndTheAxis) {
   expect_error<shape_error>([] { (void)fusegrad::broadcast({2, 3}, {3, 3}); }, {"(2, 3)", "(3, 3)", "axis 0"});
 }
 
+// broadcasts_to: the target's shape unchanged (an in-place update's operand, broadcast_to's input).
+TEST(Broadcast, BroadcastsToKeepsTheTargetsShape) {
+  EXPECT_TRUE(fusegrad::broadcasts_to({2, 3}, {2, 3}));
+  EXPECT_TRUE(fusegrad::broadcasts_to({3}, {2, 3}));
+  EXPECT_TRUE(fusegrad::broadcasts_to({2, 1}, {2, 3}));
+  EXPECT_TRUE(fusegrad::broadcasts_to({}, {2, 3}));
+  EXPECT_TRUE(fusegrad::broadcasts_to({1, 1}, {4, 2, 3}));
+  EXPECT_TRUE(fusegrad::broadcasts_to({1}, {0}));            // an empty axis takes a 1
+  EXPECT_FALSE(fusegrad::broadcasts_to({2, 3}, {3}));        // the result would grow
+  EXPECT_FALSE(fusegrad::broadcasts_to({1, 2, 3}, {2, 3}));  // so would its rank
+  EXPECT_FALSE(fusegrad::broadcasts_to({3}, {3, 1}));        // 3 does not fit 1
+  EXPECT_FALSE(fusegrad::broadcasts_to({2}, {2, 3}));
+  EXPECT_FALSE(fusegrad::broadcasts_to({0}, {1}));
+}
+
 TEST(Broadcast, ShapeErrorIsAFusegradErrorAndARuntimeError) {
   expect_error<fusegrad::error>([] { (void)fusegrad::broadcast({2}, {3}); }, {"(2)", "(3)"});
   expect_error<std::runtime_error>([] { (void)fusegrad::broadcast({2}, {3}); }, {"do not broadcast"});

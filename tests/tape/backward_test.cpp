@@ -407,6 +407,15 @@ TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {
     w.sub_(Tensor::ones({2}), 0.1);
   }
   expect_error<fg::graph_error>([&] { l2.backward(); }, {"FusedBackward", "modified in place"});
+  // A tensor with a name is named by it, beside the letter the node's expression gives it.
+  Tensor named = Tensor::from({1.0, 2.0}, {2}).requires_grad_().name("weights");
+  const Tensor l4 = fg::sum(fg::sin(named) * c);
+  {
+    fg::NoGradGuard guard;
+    named.fill_(0.5);
+  }
+  expect_error<fg::graph_error>([&] { l4.backward(); },
+                                {"tensor 'weights' ('a' in FusedBackward = sum((sin(a) * b)))", "modified in place"});
 
   // Recording after the change is fine: d/dw sum(w^2) = 2w = (1.8, 3.8).
   const Tensor l3 = fg::sum(w * w);
@@ -628,6 +637,25 @@ TEST(Anomaly, AFailedCommitCountsNoWrite) {
   for (const Tensor& reader : readers) fg::taped(fg::sum(reader)).backward();  // no gradient counted a write
   EXPECT_EQ(p.grad().item(), 2.0 * (n - 1) * n / 2);
   (void)deferred;
+}
+
+// Under the guard an in-place write first computes the deferred values that read the tensor: one that is not finite
+// stops the write, whose error says so, and the tensor keeps its values. Outside the guard the write goes ahead, after
+// the value is computed from the values it read.
+TEST(Anomaly, AnInPlaceWriteStoppedByADeferredValueSaysSo) {
+  Tensor x = Tensor::from({-1.0, 2.0}, {2});
+  const Tensor w = Tensor::from({1.0, 1.0}, {2}).requires_grad_();
+  const Tensor s = fg::sum(fg::log(x) * w);  // deferred: NaN once computed
+  {
+    fg::DetectAnomalyGuard guard;
+    expect_error<fg::value_error>([&] { x.fill_(1.0); },
+                                  {"fusegrad::Tensor::fill_(): not written, the tensor is unchanged", "NaN or infinity",
+                                   "computed before the write"});
+  }
+  expect_array_near(x.eigen(), {-1.0, 2.0});
+  x.fill_(1.0);
+  expect_array_near(x.eigen(), {1.0, 1.0});
+  EXPECT_TRUE(std::isnan(s.item()));
 }
 
 // An op of a user's whose VJP throws once `failures_from` of its blocks have run (2x, with the VJP 2 dy).

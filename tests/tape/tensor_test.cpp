@@ -393,6 +393,33 @@ TYPED_TEST(TensorTyped, InPlaceWriteOnAParameterNeedsNoGradGuard) {
   expect_error<fg::shape_error>([&] { data.sub_(Tensor::ones({3})); }, {"sub_", "(2)", "(3)"});
 }
 
+// add_ and sub_ broadcast their operand to the tensor's shape, which stays as it is (PyTorch's rule); an operand that
+// does not broadcast to it is refused and nothing is written.
+TYPED_TEST(TensorTyped, InPlaceUpdatesBroadcastTheirOperand) {
+  using Tensor = typename TestFixture::Tensor;
+  const auto T = [](double v) { return TypeParam(v); };
+  Tensor m = Tensor::from({T(1), T(2), T(3), T(4), T(5), T(6)}, {2, 3});
+  m.add_(Tensor::from({T(10), T(20), T(30)}, {3}));  // each row
+  expect_array_near(m.eigen(), {11, 22, 33, 14, 25, 36});
+  m.sub_(Tensor::from({T(1), T(2)}, {2, 1}), T(2));  // each column: rows minus 2 and 4
+  expect_array_near(m.eigen(), {9, 20, 31, 10, 21, 32});
+  m.add_(Tensor::scalar(T(0.5)));
+  expect_array_near(m.eigen(), {9.5, 20.5, 31.5, 10.5, 21.5, 32.5});
+  m.sub_(Tensor::from({T(1)}, {1, 1}));
+  expect_array_near(m.eigen(), {8.5, 19.5, 30.5, 9.5, 20.5, 31.5});
+  expect_error<fg::shape_error>([&] { m.add_(Tensor::ones({2})); }, {"add_()", "(2)", "(2, 3)", "does not broadcast"});
+  expect_error<fg::shape_error>([&] { m.sub_(Tensor::ones({3, 1})); }, {"sub_()", "(3, 1)", "(2, 3)"});
+  expect_error<fg::shape_error>([&] { m.add_(Tensor::ones({1, 2, 3})); }, {"add_()", "(1, 2, 3)", "keeps the"});
+  Tensor v = Tensor::from({T(1), T(2)}, {2});
+  expect_error<fg::shape_error>([&] { v.add_(Tensor::ones({2, 2})); }, {"add_()", "(2, 2)", "(2)"});
+  expect_array_near(m.eigen(), {8.5, 19.5, 30.5, 9.5, 20.5, 31.5});
+  expect_array_near(v.eigen(), {1, 2});
+  // The grad-mode rules hold for a broadcast operand too: one that requires grad is refused.
+  const Tensor w = Tensor::from({T(1), T(1), T(1)}, {3}).requires_grad_();
+  expect_error<fg::graph_error>([&] { m.add_(w); }, {"add_()", "requires grad"});
+  expect_array_near(m.eigen(), {8.5, 19.5, 30.5, 9.5, 20.5, 31.5});
+}
+
 // The tape records no in-place write: on a computed tensor that requires grad, or adding in a tensor that does, grad
 // mode refuses it rather than let backward differentiate the old values (PyTorch records it instead).
 TYPED_TEST(TensorTyped, InPlaceWriteOnAComputedTensorThatRequiresGradIsRefused) {

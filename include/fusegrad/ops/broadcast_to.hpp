@@ -33,12 +33,7 @@ constexpr bool broadcasts_to() {
 }
 
 inline void check_broadcasts_to(const Extents& x, const Extents& target) {
-  bool fits = x.rank() <= target.rank();
-  for (std::size_t r = 0; fits && r < x.rank(); ++r) {
-    const std::size_t e = x[x.rank() - 1 - r], t = target[target.rank() - 1 - r];
-    fits = e == t || e == 1;
-  }
-  if (!fits)
+  if (!broadcasts_to(x, target))
     throw shape_error("fusegrad::broadcast_to: shape " + x.to_string() + " does not broadcast to " +
                       target.to_string() +
                       ": aligned from the right, each extent must equal the target's or be 1, and the target "

@@ -160,6 +160,18 @@ constexpr Extents detail::broadcast_unequal(const Extents& a, const Extents& b) 
   return Extents(std::span<const std::size_t>(out.data(), rank));
 }
 
+/// Whether `x` broadcasts to `target` with the target's shape unchanged (PyTorch's expand, the operand of an
+/// in-place update): aligned from the last axis, each extent of x equals the target's or is 1, and the target has
+/// at least as many axes.
+constexpr bool broadcasts_to(const Extents& x, const Extents& target) {
+  if (x.rank() > target.rank()) return false;
+  for (std::size_t r = 1; r <= x.rank(); ++r) {
+    const std::size_t t = target[target.rank() - r];
+    if (detail::broadcast_extent(x[x.rank() - r], t) != t) return false;
+  }
+  return true;
+}
+
 /// The extents left after reducing over the axes marked in `mask` (detail::reduce_into).
 constexpr Extents reduce_extents(const Extents& e, std::span<const bool> mask, keep_dims keep) {
   std::array<std::size_t, Extents::max_rank> out{};

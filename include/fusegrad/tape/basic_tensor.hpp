@@ -250,7 +250,8 @@ class BasicTensor {
   /// through a map kept past the recording of an op are not seen (as PyTorch's .numpy() view).
   /// (These members: tape/tensor_in_place.hpp.)
   [[nodiscard]] Eigen::Map<detail::array_t<T>> mutable_eigen();
-  /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters).
+  /// In-place updates, as optimisers make them (inside a NoGradGuard for parameters). `other` broadcasts to this
+  /// tensor's shape, which stays as it is (PyTorch's add_ and sub_).
   BasicTensor& sub_(const BasicTensor& other, T alpha = T(1));
   BasicTensor& add_(const BasicTensor& other, T alpha = T(1));
   BasicTensor& mul_(T factor);
@@ -339,7 +340,8 @@ class BasicTensor {
   Eigen::Map<detail::array_t<T>> written_in_place(const char* what);
   void check_in_place(const char* what) const;
   void check_operand_in_place(const BasicTensor& other, const char* what) const;
-  void require_same_extents(const BasicTensor& other, const char* what) const;
+  template <class Update>
+  void update_with(const BasicTensor& other, const char* what, Update update);
   static void check_count(std::size_t n, const Extents& e, const char* what) {
     if (n != e.size())
       throw shape_error(std::string(what) + ": " + std::to_string(n) + " values given for shape " + e.to_string() +

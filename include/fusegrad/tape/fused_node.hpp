@@ -289,14 +289,19 @@ class fused_node final : public node<typename E::value_type> {
         throw_modified(read_[k], read_versions_[k], what);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_freed() const { throw freed_graph_error(name(), this->released); }
+  // Names the tensor by the letter expression() gives it, and by the name the user gave it, if any.
   [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint32_t version,
                                                              const char* what) const {
-    throw graph_error("fusegrad: tensor '" + leaf_name_of(leaf) + "' of " + name() + " = " + expression() +
-                      " was modified in place after it was recorded (version " + std::to_string(version) + ", now " +
-                      std::to_string(leaf->storage->version) + "); " + what +
+    const std::string node = name() + " = " + expression();
+    const std::string tensor = leaf->named.load(std::memory_order_relaxed)
+                                   ? "'" + tensor_names::get(leaf) + "' ('" + leaf_name_of(leaf) + "' in " + node + ")"
+                                   : "'" + leaf_name_of(leaf) + "' of " + node;
+    throw graph_error("fusegrad: tensor " + tensor + " was modified in place after it was recorded (version " +
+                      std::to_string(version) + ", now " + std::to_string(leaf->storage->version) + "); " + what +
                       " would be wrong. Modify a copy, or record the operation after the change");
   }
 
+  // The letter expression() gives a tensor the node reads.
   [[nodiscard]] std::string leaf_name_of(const tensor_impl<T>* leaf) const {
     const auto reads = read();
     const auto k = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), leaf) - reads.begin());

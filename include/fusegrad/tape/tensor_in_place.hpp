@@ -7,6 +7,8 @@
 #include <Eigen/Core>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/extents.hpp>
+#include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 
@@ -19,17 +21,13 @@ Eigen::Map<detail::array_t<T>> BasicTensor<T>::mutable_eigen() {
 
 template <Scalar T>
 BasicTensor<T>& BasicTensor<T>::sub_(const BasicTensor& other, T alpha) {
-  require_same_extents(other, "sub_()");
-  check_operand_in_place(other, "sub_()");
-  written_in_place("sub_()") -= alpha * other.eigen();
+  update_with(other, "sub_()", [alpha](auto&& values, const auto& x) { values -= alpha * x; });
   return *this;
 }
 
 template <Scalar T>
 BasicTensor<T>& BasicTensor<T>::add_(const BasicTensor& other, T alpha) {
-  require_same_extents(other, "add_()");
-  check_operand_in_place(other, "add_()");
-  written_in_place("add_()") += alpha * other.eigen();
+  update_with(other, "add_()", [alpha](auto&& values, const auto& x) { values += alpha * x; });
   return *this;
 }
 
@@ -51,7 +49,13 @@ template <Scalar T>
 Eigen::Map<detail::array_t<T>> BasicTensor<T>::written_in_place(const char* what) {
   check_in_place(what);
   checked().data();
-  impl_->storage->prepare_write_in_place();
+  try {
+    impl_->storage->prepare_write_in_place();
+  } catch (const value_error& e) {  // DetectAnomalyGuard found a deferred value that reads these values not finite
+    throw value_error(std::string("fusegrad::Tensor::") + what + ": not written, the tensor is unchanged. " + e.what() +
+                      ". That value reads this tensor and was computed before the write; write outside the guard, "
+                      "or drop the tensor holding that value first");
+  }
   return impl_->values();
 }
 
@@ -90,11 +94,25 @@ void BasicTensor<T>::check_operand_in_place(const BasicTensor& other, const char
                       "fusegrad::NoGradGuard");
 }
 
+// update(values, x) with this tensor's values written in place and x `other`'s values broadcast to its shape (a copy
+// made before anything is written, where the shapes differ).
 template <Scalar T>
-void BasicTensor<T>::require_same_extents(const BasicTensor& other, const char* what) const {
-  if (!(other.shape() == shape()))
-    throw shape_error(std::string("fusegrad::Tensor::") + what + ": shapes " + shape().to_string() + " and " +
-                      other.shape().to_string() + " differ; in-place updates need equal shapes");
+template <class Update>
+void BasicTensor<T>::update_with(const BasicTensor& other, const char* what, Update update) {
+  if (other.shape() == shape()) {
+    check_operand_in_place(other, what);
+    update(written_in_place(what), other.eigen());
+    return;
+  }
+  if (!broadcasts_to(other.shape(), shape()))
+    throw shape_error(std::string("fusegrad::Tensor::") + what + ": shape " + other.shape().to_string() +
+                      " does not broadcast to this tensor's shape " + shape().to_string() +
+                      "; an in-place update keeps the tensor's shape, so the operand's extents, aligned from the "
+                      "right, must equal the tensor's or be 1");
+  check_operand_in_place(other, what);
+  detail::array_t<T> repeated(static_cast<Eigen::Index>(numel()));
+  broadcast_into(repeated.data(), other.data(), other.shape(), shape());
+  update(written_in_place(what), repeated);
 }
 
 }  // namespace fusegrad
