@@ -359,6 +359,23 @@ TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
   EXPECT_NE(text.find("\nnan:7ff0000020000000\n"), std::string::npos) << text;
 }
 
+// Files written before NaNs were written by their bits hold "nan" and "-nan": the quiet NaN of that sign, in float and
+// in double parameters alike.
+TEST_F(SaveLoad, NaNTokensReadAsTheQuietNaNOfTheirSign) {
+  nn::BasicLinear<float> floats(1, 1, 1, false);
+  floats.weight = fg::BasicTensor<float>::zeros({1, 2}).requires_grad_();
+  write("fusegrad parameters 1\nweight float 2 1 2\nnan -nan\nend\n");
+  nn::load(floats, file);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(floats.weight.data()[0]), 0x7fc00000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(floats.weight.data()[1]), 0xffc00000u);
+  nn::BasicLinear<double> doubles(1, 1, 1, false);
+  doubles.weight = fg::Tensor::zeros({1, 2}).requires_grad_();
+  write("fusegrad parameters 1\nweight double 2 1 2\n-nan nan\nend\n");
+  nn::load(doubles, file);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(doubles.weight.data()[0]), 0xfff8000000000000u);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(doubles.weight.data()[1]), 0x7ff8000000000000u);
+}
+
 // Every mistake names what is wrong, and the model keeps every value it had.
 TEST_F(SaveLoad, ABadFileChangesNothing) {
   Model source = make_model();

@@ -416,6 +416,9 @@ TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {
   }
   expect_error<fg::graph_error>([&] { l4.backward(); },
                                 {"tensor 'weights' ('a' in FusedBackward = sum((sin(a) * b)))", "modified in place"});
+  named.name("");  // an empty name is no name
+  expect_error<fg::graph_error>([&] { l4.backward(); },
+                                {"tensor 'a' of FusedBackward = sum((sin(a) * b))", "modified in place"});
 
   // Recording after the change is fine: d/dw sum(w^2) = 2w = (1.8, 3.8).
   const Tensor l3 = fg::sum(w * w);

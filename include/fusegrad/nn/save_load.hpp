@@ -97,8 +97,11 @@ T narrowed(double v) {
   return T(v);
 }
 
-// The value a token of the file stands for, or nothing when it is not one hexfloat writes (or "nan", "-nan").
+// The value a token of the file stands for, or nothing when it is not one hexfloat writes, or "nan" or "-nan" (how
+// files written before NaNs had their bits wrote them): the quiet NaN of that sign.
 inline std::optional<double> read_hexfloat(std::string_view token) {
+  if (token == "nan" || token == "-nan")
+    return std::copysign(std::numeric_limits<double>::quiet_NaN(), token.front() == '-' ? -1.0 : 1.0);
   const char* end = token.data() + token.size();
   if (token.starts_with(nan_prefix)) {
     std::uint64_t bits = 0;

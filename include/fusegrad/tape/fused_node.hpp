@@ -293,9 +293,9 @@ class fused_node final : public node<typename E::value_type> {
   [[noreturn, gnu::cold, gnu::noinline]] void throw_modified(const tensor_impl<T>* leaf, std::uint32_t version,
                                                              const char* what) const {
     const std::string node = name() + " = " + expression();
-    const std::string tensor = leaf->named.load(std::memory_order_relaxed)
-                                   ? "'" + tensor_names::get(leaf) + "' ('" + leaf_name_of(leaf) + "' in " + node + ")"
-                                   : "'" + leaf_name_of(leaf) + "' of " + node;
+    const std::string given = leaf->named.load(std::memory_order_relaxed) ? tensor_names::get(leaf) : std::string();
+    const std::string tensor = given.empty() ? "'" + leaf_name_of(leaf) + "' of " + node
+                                             : "'" + given + "' ('" + leaf_name_of(leaf) + "' in " + node + ")";
     throw graph_error("fusegrad: tensor " + tensor + " was modified in place after it was recorded (version " +
                       std::to_string(version) + ", now " + std::to_string(leaf->storage->version) + "); " + what +
                       " would be wrong. Modify a copy, or record the operation after the change");

@@ -99,6 +99,7 @@ void BasicTensor<T>::check_operand_in_place(const BasicTensor& other, const char
 template <Scalar T>
 template <class Update>
 void BasicTensor<T>::update_with(const BasicTensor& other, const char* what, Update update) {
+  check_in_place(what);  // first, as PyTorch's: a leaf that requires grad is refused whatever the operand
   if (other.shape() == shape()) {
     check_operand_in_place(other, what);
     update(written_in_place(what), other.eigen());
