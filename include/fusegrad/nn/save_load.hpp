@@ -72,7 +72,7 @@ inline double widened(float v) {
 }
 inline double widened(double v) { return v; }
 
-// Whether T holds v exactly (a NaN's payload too), and v as a T: the reverse of widened.
+// Whether T holds v exactly, a NaN's payload too.
 template <std::floating_point T>
 bool holds_exactly(double v) {
   if constexpr (std::is_same_v<T, double>) {
@@ -85,6 +85,7 @@ bool holds_exactly(double v) {
     return payload % (std::uint64_t(1) << 29) == 0 && payload != 0;  // nothing cut off, and still a NaN
   }
 }
+// v as a T, for a v that T holds exactly: the reverse of widened.
 template <std::floating_point T>
 T narrowed(double v) {
   if constexpr (std::is_same_v<T, float>) {

@@ -24,6 +24,7 @@
 #include <fusegrad/tape/graph_lock.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/release_graph.hpp>
+#include <fusegrad/tape/staged_grads.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 #include <fusegrad/tape/walk_graph.hpp>
 
@@ -38,24 +39,6 @@ namespace fusegrad::detail {
 // pass that reaches it, each time with its share of the gradient. Backwards on several threads take
 // turns (graph_lock), so graphs that share nodes or leaves get the sum of their gradients. A
 // functional backward (fg::grad) passes a gradient_capture, and then no tensor's grad() changes.
-
-// A staged backward's gradients are added to their tensors in two steps, so that every gradient changes or none
-// does: first what may throw (a deferred value that reads a gradient, the memory of a first gradient), then the
-// commit, which cannot. Out of line: the usual backward never runs them, and inlined they took an inlining from that
-// backward's loop.
-template <class T, class StagedGrads>
-[[gnu::noinline]] std::vector<ref<tensor_storage<T>>> prepare_staged_grads(StagedGrads& staged_grads) {
-  std::vector<ref<tensor_storage<T>>> fresh;
-  fresh.reserve(staged_grads.size());
-  for (auto& [t, g] : staged_grads) t->settle_grad_readers();
-  for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
-  return fresh;
-}
-template <class T, class StagedGrads>
-[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads, std::vector<ref<tensor_storage<T>>>& fresh) {
-  std::size_t k = 0;
-  for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
-}
 
 // The pass through the graph of scalar type T (tape/backward_pass.hpp). The caller holds graph_lock
 // from run() to finish(). `across` is set for the passes a cast starts (node::pass_across): the
@@ -336,25 +319,6 @@ void typed_backward_pass<T>::finish() {
   }
   reset_.completed = true;
   if ((crosses_ || staged_) && !retain_graph_) release_graph(roots_);
-}
-
-// Runs the passes that casts lead into, each started by the one before it, then finishes them, the last started
-// first: what nested calls would do, with the started passes in a list instead of on the stack.
-inline void run_passes_across(std::unique_ptr<backward_pass> next) {
-  std::vector<std::unique_ptr<backward_pass>> started;
-  try {
-    while (next) {
-      started.push_back(std::move(next));
-      next = started.back()->run();
-    }
-    while (!started.empty()) {
-      started.back()->finish();
-      started.pop_back();
-    }
-  } catch (...) {
-    while (!started.empty()) started.pop_back();  // the last started first, as nested calls unwind
-    throw;
-  }
 }
 
 // Backpropagates the roots' seeds (see the top of this file).

@@ -1,8 +1,10 @@
 // tape/backward_pass.hpp -- backward_root: where a backward starts; backward_pass: the part of a backward that runs
-// one scalar type's graph.
+// one scalar type's graph, and run_passes_across: the passes that casts lead into, one after the other.
 #pragma once
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include <fusegrad/concepts.hpp>
 
@@ -29,5 +31,24 @@ struct backward_pass {
   /// Adds the gradients the pass kept aside and releases the graph, once the passes it led into have finished.
   virtual void finish() = 0;
 };
+
+// Runs the passes that casts lead into, each started by the one before it, then finishes them, the last started
+// first: what nested calls would do, with the started passes in a list instead of on the stack.
+inline void run_passes_across(std::unique_ptr<backward_pass> next) {
+  std::vector<std::unique_ptr<backward_pass>> started;
+  try {
+    while (next) {
+      started.push_back(std::move(next));
+      next = started.back()->run();
+    }
+    while (!started.empty()) {
+      started.back()->finish();
+      started.pop_back();
+    }
+  } catch (...) {
+    while (!started.empty()) started.pop_back();  // the last started first, as nested calls unwind
+    throw;
+  }
+}
 
 }  // namespace fusegrad::detail
