@@ -359,8 +359,8 @@ TEST_F(SaveLoad, NaNsKeepTheirSignAndPayload) {
   EXPECT_NE(text.find("\nnan:7ff0000020000000\n"), std::string::npos) << text;
 }
 
-// Files written before NaNs were written by their bits hold "nan" and "-nan": the quiet NaN of that sign, in float and
-// in double parameters alike.
+// A file may hold a NaN as "nan" or "-nan", without its bits: the quiet NaN of that sign, in float and in double
+// parameters alike.
 TEST_F(SaveLoad, NaNTokensReadAsTheQuietNaNOfTheirSign) {
   nn::BasicLinear<float> floats(1, 1, 1, false);
   floats.weight = fg::BasicTensor<float>::zeros({1, 2}).requires_grad_();

@@ -39,7 +39,8 @@ namespace fusegrad::nn {
 //   <name> <scalar type> <rank> <extent>...
 //   <value> ...                 (hexadecimal floating point as std::to_chars writes it: exact, in any locale;
 //                                a NaN as nan: and its 64 bits in hexadecimal, which keeps its sign and payload,
-//                                a float's as the double NaN of the same sign and payload, signalling or quiet)
+//                                a float's as the double NaN of the same sign and payload, signalling or quiet;
+//                                read, nan and -nan stand for the quiet NaN of their sign)
 //   end                         (a file cut short, even inside a number, has none)
 namespace detail {
 inline constexpr std::string_view parameters_header = "fusegrad parameters 1";
@@ -98,8 +99,8 @@ T narrowed(double v) {
   return T(v);
 }
 
-// The value a token of the file stands for, or nothing when it is not one hexfloat writes, or "nan" or "-nan" (how
-// files written before NaNs had their bits wrote them): the quiet NaN of that sign.
+// The value a token of the file stands for, or nothing when it is not one hexfloat writes, or "nan" or "-nan" (a NaN
+// without its bits): the quiet NaN of that sign.
 inline std::optional<double> read_hexfloat(std::string_view token) {
   if (token == "nan" || token == "-nan")
     return std::copysign(std::numeric_limits<double>::quiet_NaN(), token.front() == '-' ? -1.0 : 1.0);
