@@ -26,7 +26,8 @@ struct tape_picture {
   const DotOptions& options;
   dot_writer dot;
 
-  // The box a node's output leaves from: the node's box, or the last operation of its frame.
+  // The box a node's output leaves from: the node's box, or the last operation of its frame. Also the set of nodes
+  // reached: an entry is empty until draw_node fills it.
   std::unordered_map<const void*, std::string> exit_of;
   // The box of each leaf tensor drawn.
   std::unordered_map<const void*, std::string> leaf_box_of;
@@ -139,7 +140,7 @@ std::string draw_one_graph(const tensor_impl<T>& root, tape_picture& picture, ca
       if (e.fn || !reached[k]->released)
         draw_input(drawn[k], e.input, e.fn ? picture.exit_of.at(e.fn.get()) : picture.leaf_box(*e.input), picture);
   for (std::size_t k = 0; k < reached.size(); ++k)
-    if (reached[k]->input_count == 0) {
+    if (reached[k]->leads_across()) {
       across.into = drawn[k].box;
       reached[k]->visit_across(across);
     }

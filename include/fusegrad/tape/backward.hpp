@@ -10,14 +10,12 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward_pass.hpp>
-#include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/gradient_capture.hpp>
@@ -41,14 +39,14 @@ namespace fusegrad::detail {
 // functional backward (fg::grad) passes a gradient_capture, and then no tensor's grad() changes.
 
 // The pass through the graph of scalar type T (tape/backward_pass.hpp). The caller holds graph_lock
-// from run() to finish(). `across` is set for the passes a cast starts (node::pass_across): the
-// pass that started them has checked the graphs they run already.
+// from run() to finish(). `started_by_cast` is set for the passes a cast starts (node::pass_across):
+// the pass that started them has checked the graphs they run already.
 template <class T>
 class typed_backward_pass final : public backward_pass {
  public:
   typed_backward_pass(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture,
-                      bool across)
-      : roots_(roots), retain_graph_(retain_graph), across_(across), capture_(capture) {}
+                      bool started_by_cast)
+      : roots_(roots), retain_graph_(retain_graph), started_by_cast_(started_by_cast), capture_(capture) {}
   typed_backward_pass(const typed_backward_pass&) = delete;
   typed_backward_pass& operator=(const typed_backward_pass&) = delete;
 
@@ -74,26 +72,71 @@ class typed_backward_pass final : public backward_pass {
       }
     }
   };
+  // A tensor's gradient collected aside by a staged backward (DetectAnomalyGuard, fg::grad).
   struct staged_grad {
     ref<tensor_impl<T>> tensor;  // held: releasing the graph may drop every other reference
     small_buffer<T> values;
+    ref<tensor_storage<T>> fresh;  // the memory of a first gradient, made before any is added (staged_grads.hpp)
   };
+  // Where a node's input gradients go: on the stack for the usual handful of inputs.
+  static constexpr std::size_t inline_inputs = 8;
+
+  // The steps of run(), in order. The first three are compiled into run(): a backward over a few scalars is short
+  // enough that their calls, and the registers they save, would show.
+  [[gnu::always_inline]] inline node<T>* find_and_check();
+  [[gnu::always_inline]] inline node<T>* seed_roots(node<T>* top);
+  [[gnu::always_inline]] inline void run_node(node<T>& n, node<T>*& ready);
+  void stage_leaf_roots();
+  T* staged_destination(tensor_impl<T>* t);
 
   std::span<const backward_root<T>> roots_;
   bool retain_graph_;
-  bool across_;
+  bool started_by_cast_;
   bool crosses_ = false;  // whether casts lead out of the graph
-  bool staged_ = false;
+  bool staged_ = false;   // whether tensors' gradients are collected aside (staged_grads_) until the pass finishes
   gradient_capture<T>* capture_;
   std::unordered_map<tensor_impl<T>*, staged_grad> staged_grads_;
-  std::vector<ref<tensor_storage<T>>> fresh_;  // memory for staged gradients, made before any is added
+  std::vector<T*> more_destinations_;  // a node's destinations when it has more than inline_inputs inputs
+  // A leaf that stopped requiring grad after the graph was recorded takes no gradient, as in PyTorch: its share goes
+  // to zeroed memory that is dropped. Empty, it allocates nothing.
+  std::vector<std::unique_ptr<T[]>> discarded_;
+  std::vector<ref<node<T>>> crossings_;  // the casts this pass ran: they lead into another scalar type's graph
   reset_on_failure reset_;
 };
 
 template <class T>
 std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
-  const std::span<const backward_root<T>> roots = roots_;
-  gradient_capture<T>* const capture = capture_;
+  node<T>* const top = find_and_check();
+  reset_.visited = top;
+  // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
+  // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
+  // every node has run, so a failed backward leaves them as they were. A functional backward
+  // collects them aside too, and hands over the wanted ones instead of adding any.
+  staged_ = anomaly_detection || capture_;
+  // Nodes run once every consumer of their output has sent its gradient, from the roots down.
+  for (node<T>* ready = seed_roots(top); ready;) {
+    node<T>& n = *ready;
+    ready = n.next_ready;
+    run_node(n, ready);
+  }
+  if (staged_) stage_leaf_roots();
+  // What may throw in adding this pass's staged gradients happens before the graphs of another scalar type run, since
+  // they add theirs as they finish. (A backward that is not staged adds its gradients as it runs.)
+  if (!capture_ && !staged_grads_.empty()) prepare_staged_grads(staged_grads_);
+  // The graphs of another scalar type that casts lead into run next, before this pass's gradients are added: should
+  // their backward fail (an anomaly), nothing has changed.
+  if (!crossings_.empty()) [[unlikely]]
+    return crossings_.front()->pass_across(crossings_, capture_);
+  return nullptr;
+}
+
+// Finds the nodes the roots lead to and counts, for each, how many edges inside this graph lead to it; returns the
+// first one found, the head of the visited list. The visited list is its own work list: a node found is appended,
+// and the walk reaches it in turn. Everything that can make a node refuse to run (freed by an earlier backward, an
+// input changed in place) is checked here, before any gradient moves, so such a backward changes nothing: across a
+// cast too (walk_graphs_across).
+template <class T>
+node<T>* typed_backward_pass<T>::find_and_check() {
   // Each backward marks the nodes it reaches with its own pass number (unique across
   // threads), so no mark needs clearing afterwards. A program whose shared libraries each
   // hold their own copy of this counter has the copies at different addresses, and each count
@@ -101,7 +144,7 @@ std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
   // backwards is about k / 2^63.
   static std::atomic<std::uint64_t> passes{mix64(reinterpret_cast<std::uintptr_t>(&passes))};
   const std::uint64_t pass = passes.fetch_add(1, std::memory_order_relaxed) + 1;
-  node<T>* top = nullptr;  // the first node found: the head of the visited list
+  node<T>* top = nullptr;
   node<T>* last_found = nullptr;
   const auto found = [&](node<T>* n) {
     if (n->pass == pass) return;
@@ -111,14 +154,9 @@ std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
     (last_found ? last_found->next_visited : top) = n;
     last_found = n;
   };
-  for (const backward_root<T>& root : roots)
+  for (const backward_root<T>& root : roots_)
     if (root.tensor->grad_fn) found(root.tensor->grad_fn.get());
 
-  // 1. Count, for each node, how many edges inside this graph lead to it. The visited list
-  //    is its own work list: a node found is appended, and the walk reaches it in turn.
-  //    Everything that can make a node refuse to run (freed by an earlier backward, an
-  //    input changed in place) is checked here, before any gradient moves, so such a
-  //    backward changes nothing: across a cast too (walk_graphs_across).
   // A graph that casts lead out of may lead back in (x -> x.to<float>() -> .to<double>() + x):
   // a node can then run in more than one pass, each with its share of the gradient, so no
   // node is released before the last pass is over (release_graph).
@@ -128,10 +166,10 @@ std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
     if (n->released) [[unlikely]]
       throw freed_graph_error(n->name(), n->released);
     n->check_runnable();
-    if (n->input_count == 0) [[unlikely]] {
+    if (n->leads_across()) [[unlikely]] {
       crosses = true;
-      if (!across_) {
-        if (!cast_walk) cast_walk.emplace(graph_walk{{}, true, {}, {}});
+      if (!started_by_cast_) {
+        if (!cast_walk) cast_walk.emplace().check_runnable = true;
         n->visit_across(cast_walk->across);
       }
     }
@@ -142,166 +180,155 @@ std::unique_ptr<backward_pass> typed_backward_pass<T>::run() {
       }
     }
   }
-
   if (cast_walk) walk_graphs_across(*cast_walk);
   crosses_ = crosses;
-  reset_.visited = top;
+  return top;
+}
 
-  // 2. Run nodes whose consumers are all done, from the roots down. Each node adds its
-  //    inputs' gradients straight into their destinations: a leaf's grad, or the buffer of
-  //    the node that produced the input. The first to send to a destination may write it
-  //    instead (takes_unfilled_grads), as PyTorch's first gradient is taken, not added.
-  node<T>* ready = nullptr;  // a stack, linked through next_ready
-  if (roots.size() == 1 && top) {
-    std::copy(roots[0].seed, roots[0].seed + top->size, top->hold_grad());
+// Adds each root's seed to its node's gradient; returns the nodes ready to run, a stack linked through next_ready.
+template <class T>
+node<T>* typed_backward_pass<T>::seed_roots(node<T>* top) {
+  if (roots_.size() == 1 && top) {
+    std::copy(roots_[0].seed, roots_[0].seed + top->size, top->hold_grad());
     top->next_ready = nullptr;
-    ready = top;
-  } else {
-    for (const backward_root<T>& root : roots) {
-      node<T>* n = root.tensor->grad_fn.get();
-      if (!n) continue;
-      const bool queued = n->has_grad;  // the same root twice: its seeds add up
-      const auto size = static_cast<Eigen::Index>(n->size);
-      Eigen::Map<array_t<T>>(n->grad_destination(), size) += Eigen::Map<const array_t<T>>(root.seed, size);
-      if (!queued && n->waiting == 0) {  // a root that another root reads runs after it
-        n->next_ready = ready;
-        ready = n;
-      }
+    return top;
+  }
+  node<T>* ready = nullptr;
+  for (const backward_root<T>& root : roots_) {
+    node<T>* n = root.tensor->grad_fn.get();
+    if (!n) continue;
+    const bool queued = n->has_grad;  // the same root twice: its seeds add up
+    const auto size = static_cast<Eigen::Index>(n->size);
+    Eigen::Map<array_t<T>>(n->grad_destination(), size) += Eigen::Map<const array_t<T>>(root.seed, size);
+    if (!queued && n->waiting == 0) {  // a root that another root reads runs after it
+      n->next_ready = ready;
+      ready = n;
     }
   }
-  // Anomaly mode can stop a backward half-way (a NaN found in some node's gradient): the
-  // tensors' gradients (leaves, retain_grad) are then collected aside and added only once
-  // every node has run, so a failed backward leaves them as they were. A functional backward
-  // collects them aside too, and hands over the wanted ones instead of adding any.
-  const bool staged = staged_ = anomaly_detection || capture;
-  auto& staged_grads = staged_grads_;
-  // Null for an output that is being destroyed on another thread (its destructor waits
-  // for this backward): nobody can read its gradient. A leaf is held by the nodes reading it.
-  auto staged_destination = [&](tensor_impl<T>* t) -> T* {
-    auto it = staged_grads.find(t);
-    if (it == staged_grads.end()) {
-      ref<tensor_impl<T>> held = ref<tensor_impl<T>>::try_share(t);
-      if (!held) return nullptr;
-      it = staged_grads.emplace(t, staged_grad{std::move(held), small_buffer<T>(t->extents.size(), T(0))}).first;
-    }
-    return it->second.values.data();
-  };
-  // Where each input's gradient goes; on the stack for the usual handful of inputs.
-  constexpr std::size_t inline_inputs = 8;
+  return ready;
+}
+
+// Runs one node whose consumers have all sent their gradient: its VJPs add its inputs' gradients straight into their
+// destinations (a leaf's grad, or the buffer of the node that produced the input); the first to send to a destination
+// may write it instead (takes_unfilled_grads), as PyTorch's first gradient is taken, not added. Then the node's own
+// gradient goes where it is kept (retain_grad, a capture), and the producers that have now heard from every consumer
+// join `ready`.
+template <class T>
+void typed_backward_pass<T>::run_node(node<T>& n, node<T>*& ready) {
+  const std::span<edge<T>> inputs = n.inputs();
   std::array<T*, inline_inputs> inline_destinations;
-  std::vector<T*> more_destinations;
-  std::vector<ref<node<T>>> crossings;  // nodes that lead into another scalar type's graph
-  // A leaf that stopped requiring grad after the graph was recorded takes no gradient, as in PyTorch: its share goes
-  // to zeroed memory that is dropped.
-  std::vector<std::unique_ptr<T[]>> discarded;  // empty, it allocates nothing
-  while (ready) {
-    node<T>* n = ready;
-    ready = n->next_ready;
-    const std::span<edge<T>> inputs = n->inputs();
-    T** destinations = inline_destinations.data();
-    if (inputs.size() > inline_inputs) [[unlikely]] {
-      more_destinations.resize(inputs.size());
-      destinations = more_destinations.data();
-    }
-    // A node that can write an input's gradient whole is handed, where nothing has been sent yet, memory without
-    // zeros (bit k of `unfilled`).
-    std::uint64_t unfilled = 0;
-    const bool takes_unfilled = !staged && n->takes_unfilled_grads();
-    tensor_impl<T>* out = n->output.load(std::memory_order_relaxed);
-    T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
-    bool sending = false;  // whether the node's VJPs have started writing gradients
-    try {                  // finding a destination may throw too (settling a deferred value that reads a gradient)
-      for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const edge<T>& e = inputs[k];
-        if (!e.fn && !e.input->requires_grad && !capture) [[unlikely]] {
-          destinations[k] = discarded.emplace_back(std::make_unique<T[]>(e.input->extents.size())).get();
-        } else if (takes_unfilled && k < 64) {
-          bool made = false;
-          destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
-          if (made) unfilled |= std::uint64_t(1) << k;
-        } else {
-          destinations[k] =
-              e.fn ? e.fn->grad_destination() : (staged ? staged_destination(e.input) : e.input->grad_destination());
-        }
-      }
-      sending = true;
-      n->backward(n->grad_data(), std::span<T* const>(destinations, inputs.size()), unfilled, deferred);
-    } catch (...) {
-      // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
-      for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
-        if ((unfilled >> k & 1) && !inputs[k].fn) inputs[k].input->grad = {};
-      // Outside a staged backward the node may have added part of its gradients: run again, it would add them twice.
-      // Its output's value, if still deferred, is computed first (it reads no gradient), so that it can be read.
-      if (sending && !staged) {
-        if (deferred && out->value_pending.load(std::memory_order_relaxed)) try {
-            n->compute_value(deferred);
-            out->value_pending.store(false, std::memory_order_release);
-            n->value_settled();
-          } catch (...) {  // the value stays deferred, to a released node: reading it says so
-          }
-        n->release_saved();
-        n->released = released_after_failure;
-      }
-      throw;
-    }
-    if (deferred) {
-      out->value_pending.store(false, std::memory_order_release);
-      n->value_settled();
-    }
-    if (inputs.empty()) [[unlikely]]
-      crossings.emplace_back(n);
-    if (out && (capture ? capture->wants(out) : out->retains_grad)) {
-      if (staged) {
-        const Eigen::Map<const array_t<T>> g(n->grad_data(), static_cast<Eigen::Index>(n->size));
-        if (T* destination = staged_destination(out)) Eigen::Map<array_t<T>>(destination, g.size()) += g;
+  T** destinations = inline_destinations.data();
+  if (inputs.size() > inline_inputs) [[unlikely]] {
+    more_destinations_.resize(inputs.size());
+    destinations = more_destinations_.data();
+  }
+  // A node that can write an input's gradient whole is handed, where nothing has been sent yet, memory without
+  // zeros (bit k of `unfilled`).
+  std::uint64_t unfilled = 0;
+  const bool takes_unfilled = !staged_ && n.takes_unfilled_grads();
+  tensor_impl<T>* out = n.output.load(std::memory_order_relaxed);
+  T* deferred = out && out->value_pending.load(std::memory_order_relaxed) ? out->storage->data : nullptr;
+  bool sending = false;  // whether the node's VJPs have started writing gradients
+  try {                  // finding a destination may throw too (settling a deferred value that reads a gradient)
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const edge<T>& e = inputs[k];
+      if (!e.fn && !e.input->requires_grad && !capture_) [[unlikely]] {
+        destinations[k] = discarded_.emplace_back(std::make_unique<T[]>(e.input->extents.size())).get();
+      } else if (takes_unfilled && k < 64) {
+        bool made = false;
+        destinations[k] = e.fn ? e.fn->grad_destination_unfilled(made) : e.input->grad_destination_unfilled(made);
+        if (made) unfilled |= std::uint64_t(1) << k;
       } else {
-        out->accumulate_grad(n->grad_data());
+        destinations[k] =
+            e.fn ? e.fn->grad_destination() : (staged_ ? staged_destination(e.input) : e.input->grad_destination());
       }
     }
-    if (anomaly_detection)
-      for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const edge<T>& e = inputs[k];
-        check_finite(destinations[k], e.fn ? e.fn->size : e.input->extents.size(),
-                     n->name() + " = " + n->expression() + " (backward)");
-      }
-    for (edge<T>& e : inputs)
-      if (e.fn && --e.fn->waiting == 0) {
-        e.fn->next_ready = ready;
-        ready = e.fn.get();
-      }
-    n->drop_grad();
-    // A staged backward (DetectAnomalyGuard, fg::grad) may still fail at a later node: it releases the graph once it
-    // has completed, so a failed one leaves the graph as it found it. Its nodes keep what they saved until then.
-    if (!retain_graph_ && !crosses && !staged) {
-      n->release_saved();
-      n->released = released_after_backward;
+    sending = true;
+    n.backward(n.grad_data(), std::span<T* const>(destinations, inputs.size()), unfilled, deferred);
+  } catch (...) {
+    // A tensor's gradient made for this node holds no values: the tensor goes back to having none.
+    for (std::size_t k = 0; k < inputs.size() && k < 64; ++k)
+      if ((unfilled >> k & 1) && !inputs[k].fn) inputs[k].input->grad = {};
+    // Outside a staged backward the node may have added part of its gradients: run again, it would add them twice.
+    // Its output's value, if still deferred, is computed first (it reads no gradient), so that it can be read.
+    if (sending && !staged_) {
+      if (deferred && out->value_pending.load(std::memory_order_relaxed)) try {
+          n.compute_value(deferred);
+          out->value_pending.store(false, std::memory_order_release);
+          n.value_settled();
+        } catch (...) {  // the value stays deferred, to a released node: reading it says so
+        }
+      n.release_saved();
+      n.released = released_after_failure;
+    }
+    throw;
+  }
+  if (deferred) {
+    out->value_pending.store(false, std::memory_order_release);
+    n.value_settled();
+  }
+  if (n.leads_across()) [[unlikely]]
+    crossings_.emplace_back(&n);
+  if (out && (capture_ ? capture_->wants(out) : out->retains_grad)) {
+    if (staged_) {
+      const Eigen::Map<const array_t<T>> g(n.grad_data(), static_cast<Eigen::Index>(n.size));
+      if (T* destination = staged_destination(out)) Eigen::Map<array_t<T>>(destination, g.size()) += g;
+    } else {
+      out->accumulate_grad(n.grad_data());
     }
   }
-  // Roots that are leaves: a staged backward stages their seeds with the rest (a capture takes them).
-  if (staged)
-    for (const backward_root<T>& root : roots) {
-      tensor_impl<T>* t = root.tensor;
-      if (t->grad_fn) continue;
-      if (capture) {
-        if (capture->wants(t)) {
-          small_buffer<T> g(t->extents.size());
-          std::copy_n(root.seed, t->extents.size(), g.data());
-          capture->add(t, std::move(g));
-        }
-      } else if (t->requires_grad) {
-        if (T* destination = staged_destination(t))
-          Eigen::Map<array_t<T>>(destination, static_cast<Eigen::Index>(t->extents.size())) +=
-              Eigen::Map<const array_t<T>>(root.seed, static_cast<Eigen::Index>(t->extents.size()));
-      }
+  if (anomaly_detection)
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const edge<T>& e = inputs[k];
+      check_finite(destinations[k], e.fn ? e.fn->size : e.input->extents.size(),
+                   n.name() + " = " + n.expression() + " (backward)");
     }
-  // What may throw in adding this pass's staged gradients happens before the graphs of another scalar type run, since
-  // they add theirs as they finish. (A backward that is not staged adds its gradients as it runs.)
-  if (!capture && !staged_grads.empty()) fresh_ = prepare_staged_grads<T>(staged_grads);
-  // The graphs of another scalar type that casts lead into run next, before this pass's gradients are added: should
-  // their backward fail (an anomaly), nothing has changed.
-  if (!crossings.empty()) [[unlikely]]
-    return crossings.front()->pass_across(crossings, capture);
-  return nullptr;
+  for (edge<T>& e : inputs)
+    if (e.fn && --e.fn->waiting == 0) {
+      e.fn->next_ready = ready;
+      ready = e.fn.get();
+    }
+  n.drop_grad();
+  // A staged backward (DetectAnomalyGuard, fg::grad) may still fail at a later node: it releases the graph once it
+  // has completed, so a failed one leaves the graph as it found it. Its nodes keep what they saved until then.
+  if (!retain_graph_ && !crosses_ && !staged_) {
+    n.release_saved();
+    n.released = released_after_backward;
+  }
+}
+
+// Roots that are leaves, in a staged backward: their seeds are staged with the rest (a capture takes them).
+template <class T>
+void typed_backward_pass<T>::stage_leaf_roots() {
+  for (const backward_root<T>& root : roots_) {
+    tensor_impl<T>* t = root.tensor;
+    if (t->grad_fn) continue;
+    if (capture_) {
+      if (capture_->wants(t)) {
+        small_buffer<T> g(t->extents.size());
+        std::copy_n(root.seed, t->extents.size(), g.data());
+        capture_->add(t, std::move(g));
+      }
+    } else if (t->requires_grad) {
+      if (T* destination = staged_destination(t))
+        Eigen::Map<array_t<T>>(destination, static_cast<Eigen::Index>(t->extents.size())) +=
+            Eigen::Map<const array_t<T>>(root.seed, static_cast<Eigen::Index>(t->extents.size()));
+    }
+  }
+}
+
+// Where a staged backward adds a tensor's gradient: its entry in staged_grads_, made zeroed on first use. Null for an
+// output that is being destroyed on another thread (its destructor waits for this backward): nobody can read its
+// gradient. A leaf is held by the nodes reading it.
+template <class T>
+T* typed_backward_pass<T>::staged_destination(tensor_impl<T>* t) {
+  auto it = staged_grads_.find(t);
+  if (it == staged_grads_.end()) {
+    ref<tensor_impl<T>> held = ref<tensor_impl<T>>::try_share(t);
+    if (!held) return nullptr;
+    it = staged_grads_.emplace(t, staged_grad{std::move(held), small_buffer<T>(t->extents.size(), T(0)), {}}).first;
+  }
+  return it->second.values.data();
 }
 
 template <class T>
@@ -315,7 +342,7 @@ void typed_backward_pass<T>::finish() {
     for (auto& [t, g] : staged_grads_)
       if (capture_->wants(t)) capture_->add(t, std::move(g.values));
   } else if (!staged_grads_.empty()) {
-    commit_staged_grads<T>(staged_grads_, fresh_);
+    commit_staged_grads(staged_grads_);
   }
   reset_.completed = true;
   if ((crosses_ || staged_) && !retain_graph_) release_graph(roots_);
@@ -325,7 +352,7 @@ void typed_backward_pass<T>::finish() {
 template <class T>
 void run_backward(std::span<const backward_root<T>> roots, bool retain_graph, gradient_capture<T>* capture = nullptr) {
   const graph_lock lock;
-  typed_backward_pass<T> pass(roots, retain_graph, capture, /*across=*/false);
+  typed_backward_pass<T> pass(roots, retain_graph, capture, /*started_by_cast=*/false);
   if (std::unique_ptr<backward_pass> next = pass.run()) [[unlikely]]
     run_passes_across(std::move(next));
   pass.finish();

@@ -37,7 +37,7 @@ class pass_from_casts final : public backward_pass {
  public:
   template <class To>
   pass_from_casts(std::span<const ref<node<To>>> crossings, gradient_capture<To>* capture) {
-    // Every node without input edges in a graph of To is a cast from the other type.
+    // Every node that leads across in a graph of To is a cast from the other type (node::leads_across).
     for (const ref<node<To>>& crossing : crossings) {
       auto& cast = dynamic_cast<cast_node<To, From>&>(*crossing);
       ref<tensor_impl<From>> source = cast.source_;
@@ -56,10 +56,11 @@ class pass_from_casts final : public backward_pass {
     // leads to the capture that started it.
     gradient_capture<From>* other = nullptr;
     if (capture) {
-      here_.across = capture;
-      other = capture->across ? static_cast<gradient_capture<From>*>(capture->across) : &here_;
+      here_.other_type = capture;
+      other = capture->other_type ? capture->other_type : &here_;
     }
-    pass_.emplace(roots_, /*retain_graph=*/true, other, /*across=*/true);
+    // The graph is released with the whole graph, by the first pass's finish() (release_graph follows casts).
+    pass_.emplace(roots_, /*retain_graph=*/true, other, /*started_by_cast=*/true);
   }
   std::unique_ptr<backward_pass> run() override { return pass_->run(); }
   void finish() override { pass_->finish(); }

@@ -22,13 +22,11 @@ namespace detail {
 template <class T>
 std::vector<bool> reached_inputs(tensor_impl<T>& output, std::span<tensor_impl<T>* const> wanted) {
   std::vector<bool> reached(wanted.size(), false);
-  graph_walk walk{[&](const void* t) {
-                    for (std::size_t k = 0; k < wanted.size(); ++k)
-                      if (wanted[k] == t) reached[k] = true;
-                  },
-                  false,
-                  {},
-                  {}};
+  graph_walk walk;
+  walk.on_tensor = [&](const void* t) {
+    for (std::size_t k = 0; k < wanted.size(); ++k)
+      if (wanted[k] == t) reached[k] = true;
+  };
   walk_graph(output, walk);
   return reached;
 }

@@ -207,7 +207,7 @@ class fused_node final : public node<typename E::value_type> {
     one_op_.release();
     std::destroy_at(&expr_);
     read_count_ = 0;
-    this->released = released_after_backward;  // unless run_backward says it failed (release_reason)
+    this->released = released_after_backward;  // the engine marks a node that threw released_after_failure
   }
 
   // A deferrable node may have been settled by an in-place write on another thread; the

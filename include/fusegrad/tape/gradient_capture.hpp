@@ -13,16 +13,31 @@
 
 namespace fusegrad::detail {
 
+// The scalar type that a tensor of type T casts to and from (BasicTensor::to): float and double
+// each other's; other types have no casts, and name themselves.
+template <class T>
+struct cast_partner {
+  using type = T;
+};
+template <>
+struct cast_partner<float> {
+  using type = double;
+};
+template <>
+struct cast_partner<double> {
+  using type = float;
+};
+
 // A functional backward (fg::grad) passes `capture`: the tensors whose gradients it wants.
 // Gradients then go to capture->grads, one per wanted tensor reached, and no tensor's
 // grad() changes.
 template <class T>
 struct gradient_capture {
   std::span<tensor_impl<T>* const> wanted;
-  std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by run_backward
+  std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by the backward passes (tape/backward.hpp)
   // The capture of the other scalar type, across a cast (tape/cast.hpp): it wants none of
   // that type's tensors, and leads back here from casts into this type.
-  void* across = nullptr;
+  gradient_capture<typename cast_partner<T>::type>* other_type = nullptr;
   [[nodiscard]] bool wants(const tensor_impl<T>* t) const {
     return std::find(wanted.begin(), wanted.end(), t) != wanted.end();
   }

@@ -51,8 +51,8 @@ enum release_reason : std::uint8_t {
 
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
 // (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
-// them: a node lives while its output or a later node needs it. 80 bytes, and a taped
-// graph holds one per op: every field is sized for that.
+// them: a node lives while its output or a later node needs it. A taped graph holds one per op: every field is
+// sized for that (88 bytes on 64-bit systems, checked below the class).
 template <Scalar T>
 struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
@@ -91,6 +91,9 @@ struct node : ref_counted<node<T>> {
   virtual ~node() { drop_grad(); }
 
   [[nodiscard]] std::span<edge<T>> inputs() const noexcept { return {input_edges, input_count}; }
+  // Whether the node is a cast: its input is in a graph of the other scalar type, which no edge can point into
+  // (tape/cast.hpp). Every other node has an edge: one is recorded only where an input requires grad.
+  [[nodiscard]] bool leads_across() const noexcept { return input_count == 0; }
 
   // Holds a gradient for the output (uninitialised) and returns it.
   T* hold_grad() {
@@ -152,7 +155,8 @@ struct node : ref_counted<node<T>> {
   /// Throws graph_error if backward cannot run (an input it read was changed in place);
   /// the engine asks every node of a graph before running any.
   virtual void check_runnable() const = 0;
-  /// Drops what backward would read (called when a backward runs without retain_graph).
+  /// Drops what backward would read: after the node ran in a backward without retain_graph, after it threw part-way
+  /// (tape/backward.hpp), or from release_graph. Each caller then sets `released` to say why.
   virtual void release_saved() noexcept = 0;
   /// The output's deferred value is computed, or no longer wanted: stop being a deferred reader.
   virtual void value_settled() noexcept {}
@@ -165,11 +169,11 @@ struct node : ref_counted<node<T>> {
   /// its tensor leaves are identified by their tensor_impl. Nothing for a node that holds none.
   virtual void add_expression(expression_graph& /*out*/) const {}
 
-  // A node with no input edges leads into a graph of another scalar type (a cast, tape/cast.hpp):
+  // A node that leads across (a cast, tape/cast.hpp) leads into a graph of another scalar type:
   // its backward keeps the gradient for that graph, which the engine backpropagates in a pass of
   // its own after this graph's (pass_across); walks and releases follow it (visit_across).
-  /// The pass through the other scalar type's graph from `crossings` (every node without input
-  /// edges that this pass ran, this one among them), with the gradients they kept.
+  /// The pass through the other scalar type's graph from `crossings` (every node that leads
+  /// across that this pass ran, this one among them), with the gradients they kept.
   [[nodiscard]] virtual std::unique_ptr<backward_pass> pass_across(std::span<const ref<node>> /*crossings*/,
                                                                    gradient_capture<T>* /*capture*/) {
     return nullptr;
@@ -215,6 +219,7 @@ struct node : ref_counted<node<T>> {
       recorded_block::destroy_part(this, block_offset);
   }
 };
+static_assert(sizeof(void*) != 8 || sizeof(node<double>) <= 88, "fusegrad: a tape node outgrew its 88 bytes");
 
 // What backward through a part of the graph that an earlier backward released throws.
 inline graph_error freed_graph_error(const std::string& node_name, release_reason why = released_after_backward) {

@@ -16,7 +16,7 @@ namespace fusegrad::detail {
 // the node), then the node when its consumers let go of it, while a detach()ed tensor may
 // keep the values longer -- so the block counts its two independent parts, the node and
 // the storage, and the last frees it. A part finds the block from its own address and the
-// offset it keeps (4 bytes, where a pointer would take 8).
+// offset it keeps (2 bytes in a node, 4 in a storage, where a pointer would take 8).
 struct recorded_block {
   explicit recorded_block(std::size_t n) noexcept : bytes(static_cast<std::uint32_t>(n)) {}
   std::atomic<std::uint32_t> parts{2};

@@ -31,7 +31,7 @@ void release_one_graph(std::span<const backward_root<T>> roots, tensors_across& 
   }
   // Edges hold their producers, so releasing one node destroys none of the others.
   for (node<T>* n : reached) {
-    if (n->input_count == 0) n->visit_across(across);  // before release_saved drops the source
+    if (n->leads_across()) n->visit_across(across);  // before release_saved drops the source
     n->release_saved();
     n->released = released_after_backward;
   }

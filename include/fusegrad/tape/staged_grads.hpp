@@ -1,31 +1,22 @@
-// tape/staged_grads.hpp -- a staged backward's gradients (DetectAnomalyGuard, fg::grad), added in two steps.
+// tape/staged_grads.hpp -- a staged backward's gradients (DetectAnomalyGuard, fg::grad), added in two calls.
 #pragma once
 
-#include <cstddef>
 #include <utility>
-#include <vector>
-
-#include <fusegrad/tape/ref_counted.hpp>
-#include <fusegrad/tape/tensor_storage.hpp>
 
 namespace fusegrad::detail {
 
-// A staged backward's gradients are added to their tensors in two steps, so that every gradient changes or none
-// does: first what may throw (a deferred value that reads a gradient, the memory of a first gradient), then the
-// commit, which cannot. Out of line: the usual backward never runs them, and inlined they took an inlining from that
-// backward's loop.
-template <class T, class StagedGrads>
-[[gnu::noinline]] std::vector<ref<tensor_storage<T>>> prepare_staged_grads(StagedGrads& staged_grads) {
-  std::vector<ref<tensor_storage<T>>> fresh;
-  fresh.reserve(staged_grads.size());
+// A staged backward's gradients are added to their tensors in two calls, so that every gradient changes or none
+// does: prepare settles what reads an existing gradient and makes the memory of each first gradient (either may
+// throw; each entry keeps its memory in `fresh`), then commit adds them, which cannot throw. Out of line: the usual
+// backward never runs them, and they stay out of the inlining of its loop.
+template <class StagedGrads>
+[[gnu::noinline]] void prepare_staged_grads(StagedGrads& staged_grads) {
   for (auto& [t, g] : staged_grads) t->settle_grad_readers();
-  for (auto& [t, g] : staged_grads) fresh.push_back(t->fresh_grad());
-  return fresh;
+  for (auto& [t, g] : staged_grads) g.fresh = t->fresh_grad();
 }
-template <class T, class StagedGrads>
-[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads, std::vector<ref<tensor_storage<T>>>& fresh) {
-  std::size_t k = 0;
-  for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(fresh[k++]));
+template <class StagedGrads>
+[[gnu::noinline]] void commit_staged_grads(StagedGrads& staged_grads) noexcept {
+  for (auto& [t, g] : staged_grads) t->commit_grad(g.values.data(), std::move(g.fresh));
 }
 
 }  // namespace fusegrad::detail

@@ -36,7 +36,7 @@ void walk_one_graph(tensor_impl<T>& root, graph_walk& walk) {
     if (!walk.seen.insert(n).second) continue;
     if (n->released) throw freed_graph_error(n->name(), n->released);
     if (walk.check_runnable) n->check_runnable();
-    if (n->input_count == 0) n->visit_across(walk.across);
+    if (n->leads_across()) n->visit_across(walk.across);
     for (const edge<T>& e : n->inputs()) {
       if (walk.on_tensor) walk.on_tensor(e.input);
       if (e.fn) to_visit.push_back(e.fn.get());
