@@ -137,6 +137,14 @@ inline constexpr bool is_differentiable_op_v = !requires {
   requires !Op::differentiable;
 };
 
+/// An op that says it may give its value together with its slope (value_with_slope, TakesValueWithSlope below) has
+/// the function that does so.
+template <class Op>
+concept HasItsSlopeFunction = requires(const Eigen::ArrayXd& x, Eigen::ArrayXd& y, Eigen::ArrayXd& slope) {
+  requires !requires { Op::template value_with_slope<double>; }
+  || requires { Op::value_and_slope(x, y, slope); };
+};
+
 /// An element-wise unary op spec: its value and VJP as Eigen array expressions (checked
 /// here on Eigen::ArrayXd). See ops/sin.hpp.
 ///
@@ -148,7 +156,7 @@ template <class Op>
 concept UnaryOp = OpSpec<Op> && requires(const Eigen::ArrayXd& a) {
   Op::value(a);
   Op::vjp(/*dy*/ a, /*x*/ a, /*y*/ a);
-};
+} && HasItsSlopeFunction<Op>;
 
 /// A unary op that may give its value together with its slope dy/dx, when computing both costs about what the value
 /// alone does (sin and cos, from one argument reduction): `value_with_slope<T>` says where, and

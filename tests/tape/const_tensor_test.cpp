@@ -27,6 +27,8 @@ static_assert(!fg::ConstTensor::takes_grad && fg::Tensor::takes_grad);
 static_assert(!decltype(fg::ConstTensor() * fg::ConstTensor())::takes_grad);
 static_assert(decltype(fg::ConstTensor() * fg::Tensor())::takes_grad);
 static_assert(std::is_same_v<fg::ConstTensor::static_shape, fg::AnyShape>);
+static_assert(std::is_same_v<fg::ConstTensor, fg::BasicConstTensor<double>>);
+static_assert(std::is_same_v<fg::FloatConstTensor, fg::BasicConstTensor<float>>);
 
 // B2 over ConstTensor data: the numbers of the static layer (Const data), of plain Tensor
 // data, and of the closed form d/db = 2 mean(r), d/dw = 2 mean(r x).

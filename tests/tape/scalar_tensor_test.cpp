@@ -26,6 +26,8 @@ class ScalarTensorBridge : public fg::test::Bridge<T> {};
 using Scalars = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(ScalarTensorBridge, Scalars);
 
+static_assert(std::is_same_v<fg::ScalarTensor, fg::BasicScalarTensor<double>>);
+static_assert(std::is_same_v<fg::FloatScalarTensor, fg::BasicScalarTensor<float>>);
 static_assert(std::is_same_v<fg::ScalarTensor::static_shape, fg::Shape<>>);
 static_assert(std::is_same_v<decltype(fg::ScalarTensor(1.0) * fg::Tensor())::static_shape, fg::AnyShape>);
 static_assert(std::is_same_v<decltype(fg::log(fg::ScalarTensor(1.0)))::static_shape, fg::Shape<>>);
