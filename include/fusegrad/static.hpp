@@ -1,6 +1,6 @@
 // static.hpp -- the static layer alone: Var and Const leaves, every operation, eval, value_and_grad,
 // value_and_grad_into, grad, vjp, an expression's type name. No Tensor, tape or pictures: a translation unit that
-// needs only the static layer compiles in 3-10 % less time than with fusegrad.hpp (benchmarks/results/compile-cost.md).
+// needs only the static layer compiles faster than with fusegrad.hpp (benchmarks/results/compile-cost.md).
 #pragma once
 
 #include <fusegrad/concepts.hpp>

@@ -45,7 +45,7 @@ inline constexpr bool vectorised_v =
 #endif
 
 /// Whether sin of T uses xsimd: as vectorised_v, and only with registers wider than two doubles. With SSE2
-/// alone, xsimd's sin took 1.2-1.7 times as long as the C library's (benchmarks/results/simd-math.md).
+/// alone, the C library's sin is the faster (benchmarks/results/simd-math.md).
 template <class T>
 inline constexpr bool vectorised_sin_v = vectorised_v<T> && (Eigen::internal::packet_traits<double>::size > 2);
 
@@ -100,8 +100,8 @@ Scalar std_log(Scalar x) {
 
 // Eigen's plog takes a subnormal input for the smallest normal number (log(1e-310) comes out -708.4, not -713.8):
 // those lanes come from std::log. One value alone (an array's last elements too) is std::log's, as Eigen's own log
-// gives it: plog in a register of its copies took a B3 gradient at N = 100 from 34 to 45 ns (its log(sigma) waits on
-// it).
+// gives it: a register-wide plog of its copies would sit on the critical path of a loss that takes the log of a
+// scalar parameter (log(sigma)).
 struct log_function : packet_function<log_function> {
   template <class Scalar>
   Scalar operator()(Scalar x) const {

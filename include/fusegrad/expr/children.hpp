@@ -1,4 +1,5 @@
-// expr/children.hpp -- a node's children: the one way every walk over an expression finds a node's children.
+// expr/children.hpp -- a node's children as a hana::tuple: how the generic walks over an expression (its leaves, its
+// size, its graph as data, re-recording it) find them.
 #pragma once
 
 #include <tuple>
@@ -20,7 +21,9 @@ namespace fusegrad {
 namespace detail {
 // Per node kind: the operand types as the node stores them, the operands themselves as a
 // hana::tuple of const references, and the same kind of node, with the same op, over other
-// operands (with_children). The only place that knows where each kind keeps its operands.
+// operands (with_children). The generic walks go through here; the sweep (expr/sweep/), the linear-root walk
+// (expr/grad.hpp, expr/linear_root.hpp) and the tape's one-op nodes (tape/flat_op.hpp) read a node's x, lhs, rhs or
+// args themselves, so a new node kind is taught to them too.
 template <class E>
 struct children_of;
 

@@ -1,15 +1,12 @@
 // expr/grad.hpp -- value_and_grad, grad and vjp: the fused reverse sweep of a static expression.
 #pragma once
 
-#include <concepts>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/detail/always_false.hpp>
-#include <fusegrad/expr/eval.hpp>
 #include <fusegrad/expr/grad_mistakes.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/linear_root.hpp>
@@ -23,7 +20,7 @@ namespace fusegrad {
 
 namespace detail {
 
-// Where the sweep is compiled. For a graph whose leaves all hold one value (B4), routing each
+// Where the sweep is compiled. For a graph whose leaves all hold one value (a scalar loss of scalars), routing each
 // leaf's gradient to its var costs as much as the sweep, unless the compiler sees which leaf is
 // which var: in the caller. So value_and_grad and the sweep's drivers (reverse_sweep,
 // sweep_back, reduce_and_sweep, run_segment) are always inlined, and such a graph is swept in
@@ -105,7 +102,7 @@ template <LinearRoot E, class Sinks>
 
 // One of several reductions under a root (0.5 * mean(e * e) + 0.01 * sum(w * w)), swept in a function of its own.
 // Inlined side by side, the reductions' loops share one function's registers, and g++ keeps some of their
-// accumulators in memory (benchmarks/results/linear-roots.md, "R3 on the tape").
+// accumulators in memory (benchmarks/results/linear-roots.md).
 template <LinearRoot E, class Sinks>
 [[gnu::noinline]] typename E::value_type reduce_and_sweep_apart(const E& expr, Sinks& sinks,
                                                                 typename E::value_type upstream) {
@@ -199,8 +196,8 @@ constexpr bool vars_have_scalar_type_of() {
 
 /// The value of a scalar expression and its gradient with respect to each var, in one
 /// fused reverse sweep: `auto [v, dx, dy] = fg::value_and_grad(f, x, y);`. Each gradient
-/// holds its var's values in row-major order, as one column (a scalar for Shape<> vars). No tape; for static shapes, no
-/// heap. Example: examples/static_gradient.cpp.
+/// holds its var's values in row-major order, as one column (a scalar for Shape<> vars). No tape; for static shapes up
+/// to 16 KiB (max_fixed_bytes), no heap. Example: examples/static_gradient.cpp.
 template <Differentiable E, class... Vars>
 [[nodiscard, gnu::always_inline]] inline auto value_and_grad(const E& f, const Vars&... vars) {
   using node = std::remove_cvref_t<E>;
@@ -303,7 +300,8 @@ template <Differentiable E, class Upstream, class... Vars>
           throw shape_error("fusegrad::vjp(f, upstream, vars...): upstream has shape " +
                             eigen_extents(upstream).to_string() + " but f has shape " + extents.to_string() +
                             "; give f's shape, or its values flat in a vector, row-major");
-        auto up = make_storage<T, typename node::static_shape>(extents);  // fixed-size storage: no heap
+        auto up =
+            make_storage<T, typename node::static_shape>(extents);  // fixed-size (no heap) for small static shapes
         detail::copy_row_major(up.data(), upstream);
         return detail::reverse_sweep(f, sinks, up, extents);
       }

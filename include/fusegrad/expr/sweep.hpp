@@ -10,15 +10,19 @@
 //    strip-mined loop; per block of `block_length` elements every node of the segment is
 //    evaluated, then the reverse sweep of that block runs, then the next block follows.
 //    Inputs are read once and gradients written once per block, like a hand-written loop.
-//  * Inside a block a node's value is stored (a fixed-size Eigen array) only when its own
-//    VJP reads its output, or its parent's VJP reads its inputs. Otherwise it stays a lazy
-//    Eigen expression inlined into its parent, used exactly once. So nothing is computed
+//  * Inside a block a node's value is stored (a fixed-size Eigen array) when its own VJP
+//    reads its output, its parent's VJP reads its inputs, its op gives value and slope
+//    together (sin, cos: TakesValueWithSlope), or its lazy expression would nest deeper than
+//    max_lazy_depth (sweep/protocol.hpp). Otherwise it stays a lazy Eigen expression inlined
+//    into its parent, used exactly once. So nothing is computed
 //    twice, and a chain of 30 nested tanh costs 30 tanh per element forward, not 30^2.
 //  * An upstream gradient shared by two operands that both need it is evaluated once per
 //    block, so binary trees cost linear, never exponential, work.
 //  * Materialised nodes (matmul, axis reductions ...) keep their whole value: they are the
-//    boundaries between segments. Segments below them are recomputed block by block during
-//    the reverse sweep instead of being stored (no heap for static shapes).
+//    boundaries between segments. So does the root of each operand segment below them (its
+//    values are the node's input); the nodes inside that segment are recomputed block by
+//    block during the reverse sweep instead of being stored. Static shapes up to
+//    max_fixed_bytes (expr/storage.hpp) need no heap.
 #pragma once
 
 #include <fusegrad/expr/sweep/elementwise_state.hpp>

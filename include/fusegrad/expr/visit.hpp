@@ -1,6 +1,6 @@
 // expr/visit.hpp -- walking a static expression: its leaves and its size (its text and pictures:
-// expr/expression_graph.hpp). Every walk finds a node's children through children() (expr/children.hpp), so none of
-// them knows how a node kind stores them.
+// expr/expression_graph.hpp). Each walk here finds a node's children through children() (expr/children.hpp), so none
+// of them knows how a node kind stores them.
 #pragma once
 
 #include <cstddef>

@@ -54,8 +54,7 @@ struct log1mexp_op {
     auto near_zero = math::log(-math::expm1(x));
     auto below = math::log1p(-math::exp(x));
     // Both forms for every element, a mask picking, where xsimd computes them on registers of more than two values;
-    // elsewhere one form per element is cheaper (with two doubles per register, or with expm1 and log1p one value at
-    // a time, both forms took 1.2-1.5 times as long).
+    // elsewhere (two doubles per register, or expm1 and log1p one value at a time) one form per element is cheaper.
     if constexpr (math::vectorised_v<T> && (Eigen::internal::packet_traits<T>::size > 2))
       return detail::ternary_expr(x, near_zero, below, pick());
     else

@@ -28,7 +28,8 @@ struct broadcast_rule {
   }();
 };
 
-// Never defined: the diagnostic of a failed broadcast (static_error).
+// Never defined: the diagnostic of a failed broadcast, whose name and template arguments are the message
+// (tests/fail/broadcast_mismatch.cpp).
 template <class A, class B, fixed_text Shapes>
 struct shapes_cannot_be_broadcast;
 

@@ -12,9 +12,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
-#include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/storage.hpp>
-#include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
 

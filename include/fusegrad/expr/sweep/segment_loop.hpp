@@ -151,7 +151,7 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
 };
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
-// as the lanes to them whole, a shorter one's sum to `rest`. A gradient that is one value
+// as the lanes is added to them element by element; a shorter block's sum goes to `rest`. A gradient that is one value
 // repeated is the same in every block: it is written to `repeated`, which fold() multiplies
 // by the segment's length, and no accumulator carries it through the loop.
 template <int N, class Lanes, class D>
