@@ -110,6 +110,13 @@ template <class T>
 concept eigen_object = requires(T* p) {
   detail::points_into_eigen(p);  // qualified: no argument-dependent lookup
 };
+// The same for Eigen's dense matrices and arrays, and types derived from them (fg::GradientArray, a Map).
+template <class D>
+void points_into_dense_eigen(const Eigen::DenseBase<D>*);
+template <class T>
+concept dense_eigen_object = requires(T* p) {
+  detail::points_into_dense_eigen(p);
+};
 }  // namespace detail
 
 /// Data that is not an expression, where a mistake passes it for one (`x + std_vector`, `fg::sin(eigen_matrix)`): an

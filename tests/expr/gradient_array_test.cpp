@@ -140,6 +140,20 @@ TEST_P(GradientArraySizes, AssignsExpressionsAsAnEigenArrayDoes) {
   EXPECT_DOUBLE_EQ(x.value()[0], 0.5 * ramp(n).value()[0]);
 }
 
+// Where an Eigen array is taken as input, a GradientArray is too: a Var's values, vjp's upstream, a tensor's data.
+TEST_P(GradientArraySizes, IsTakenWhereAnEigenArrayIs) {
+  const std::size_t n = GetParam();
+  const auto x = ramp(n);
+  const fg::GradientArray<double> dx = fg::grad(fg::sum(x * x), x);  // 2x
+  const fg::Var<double, Dyn> w(dx);
+  EXPECT_TRUE((w.value() == 2 * x.value()).all());
+  const auto [value, dw] = fg::vjp(w * 3.0, dx, w);  // the upstream 2x: 6x
+  EXPECT_TRUE((dw == 6 * x.value()).all());
+  const fg::Tensor t = fg::Tensor::from(dx);
+  EXPECT_EQ(t.shape(), (fg::Extents{n}));
+  EXPECT_EQ(t.data()[n - 1], 2 * x.value()[Eigen::Index(n) - 1]);
+}
+
 INSTANTIATE_TEST_SUITE_P(InPlaceAndOnTheHeap, GradientArraySizes, ::testing::Values(1, 3, 4, 5, 200, 5000));
 
 }  // namespace

@@ -44,8 +44,10 @@ void counted_free(void* p, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__)
 // More than any machine that runs the tests has: refused here, as the system refuses it, so that running out of
 // memory can be tested under AddressSanitizer too (whose allocator stops the program at such a size instead).
 constexpr std::size_t more_than_there_is = std::size_t(1) << 40;
+// When set, the next request is refused, whatever its size: memory that has run out for it alone.
+std::atomic<bool> refuse_next{false};
 void* counted_new(std::size_t n, std::size_t align = __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-  if (n < more_than_there_is)
+  if (n < more_than_there_is && !refuse_next.exchange(false, std::memory_order_relaxed))
     if (void* p = counted_alloc(n, align)) return p;
   throw std::bad_alloc();
 }
@@ -197,6 +199,52 @@ TEST(Memory, MemoryThatRunsOutIsAFusegradErrorThatSaysHowMuch) {
       },
       {"cannot allocate 8796093022208 bytes"});
   EXPECT_EQ(live(), before);
+}
+
+// A count whose bytes overflow the address space is refused as memory that runs out, before its byte count can wrap
+// around to a small allocation that the values would overrun. (A tensor's extents refuse such a count first.)
+TEST(Memory, ACountTooLargeToAddressIsAMemoryError) {
+  const std::ptrdiff_t before = live();
+  fg::test::expect_error<fg::memory_error>([] { (void)fg::GradientArray<double>((std::size_t(1) << 61) + 1); },
+                                           {"2305843009213693953 values of 8 bytes"});
+  EXPECT_EQ(live(), before);
+}
+
+// A GradientArray whose resize fails keeps its values and its block: another gradient made afterwards gets memory of
+// its own. A negative size is refused before anything changes.
+TEST(Memory, AGradientArrayWhoseResizeFailsKeepsItsValues) {
+  fg::GradientArray<double> g(1000);
+  for (Eigen::Index i = 0; i < g.size(); ++i) g[i] = double(i);
+  const double* block = g.data();
+  fg::test::expect_error<fg::memory_error>([&] { g.resize(Eigen::Index(1) << 38); }, {"cannot allocate"});
+  fg::test::expect_error<fg::value_error>([&] { g.resize(-1); }, {"resize(-1)", "0 or more"});
+  ASSERT_EQ(g.size(), 1000);
+  EXPECT_EQ(g.data(), block);
+  EXPECT_EQ(g[999], 999.0);
+  const fg::GradientArray<double> other(1000);
+  EXPECT_NE(other.data(), g.data());
+}
+
+// Memory that runs out for a tensor's state and small values (the pool's blocks) is a memory_error too, not the
+// allocator's std::bad_alloc. On a thread of its own, whose pool holds no block of that size yet: the tensor's block
+// of values is the first request it makes.
+TEST(Memory, APoolBlockThatCannotBeHadIsAMemoryError) {
+  std::thread([] {
+    { const Tensor warm = Tensor::zeros({2}); }  // the thread's pool and its blocks for a tensor's state
+    refuse_next = true;
+    enum { none, memory_error, bad_alloc, other } thrown = none;
+    try {
+      (void)Tensor::zeros({16});  // 128 bytes of values: in the block with the storage
+    } catch (const fg::memory_error&) {
+      thrown = memory_error;
+    } catch (const std::bad_alloc&) {
+      thrown = bad_alloc;
+    } catch (...) {
+      thrown = other;
+    }
+    EXPECT_FALSE(refuse_next);
+    EXPECT_EQ(thrown, memory_error);
+  }).join();
 }
 
 // A chain of retained one-element operations, t = t * c, as a scalar loop on the tape builds:

@@ -212,6 +212,21 @@ TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {
   expect_array_near(doubled.eigen(), {20, 4, 6, 80});
 }
 
+// A sum that would defer its value computes it at recording when it reads caller memory, which its owner may write
+// without the tensor knowing: the value is the one at recording, as PyTorch's (torch.from_numpy). Its gradient is
+// still one pass.
+TYPED_TEST(TensorTyped, ASumOverCallerMemoryIsTheValueAtRecording) {
+  using Tensor = typename TestFixture::Tensor;
+  std::vector<TypeParam> buffer{1, 2, 3};
+  const Tensor b = Tensor::from_blob(buffer.data(), {3});
+  const Tensor w = Tensor::from({TypeParam(1), TypeParam(1), TypeParam(1)}, {3}).requires_grad_();
+  const Tensor s = fg::sum(b * w);
+  buffer[0] = 100;
+  EXPECT_EQ(s.item(), TypeParam(6));
+  s.backward();
+  expect_array_near(w.grad().eigen(), {100, 2, 3});  // the VJP reads b's values when it runs, as PyTorch's saved b
+}
+
 TYPED_TEST(TensorTyped, RandAndRandnAreReproducibleForEqualSeeds) {
   using Tensor = typename TestFixture::Tensor;
   const Tensor a = Tensor::rand({1000}, 7), b = Tensor::rand({1000}, 7), c = Tensor::rand({1000}, 8);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <new>
 #include <string>
@@ -20,11 +21,24 @@ namespace fusegrad::detail {
 // every other 32-byte load). Smaller blocks take malloc's fast path: aligned allocation skips it.
 inline constexpr std::size_t aligned_from_bytes = 1024;
 inline constexpr std::align_val_t values_alignment{64};
-// Memory running out is reported as fusegrad's own error, with the size asked for (out of line: never on a fast path).
+// Memory running out is reported as fusegrad's own error, with the size asked for (out of line: never on a fast path):
+// for a tensor's values and state, a recorded node, a gradient or a sweep's buffer.
 [[noreturn, gnu::cold, gnu::noinline]] inline void report_memory_ran_out(std::size_t bytes) {
   throw memory_error("fusegrad: cannot allocate " + std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) +
-                     " MiB) for a tensor's values, a gradient or a sweep's buffer: the memory ran out. Use smaller "
-                     "tensors, or free others first (a recorded graph holds what its nodes saved until its backward)");
+                     " MiB): the memory ran out. Use smaller tensors, or free others first (a recorded graph holds "
+                     "what its nodes saved until its backward)");
+}
+[[noreturn, gnu::cold, gnu::noinline]] inline void report_count_too_large(std::size_t n, std::size_t value_bytes) {
+  throw memory_error("fusegrad: cannot allocate " + std::to_string(n) + " values of " + std::to_string(value_bytes) +
+                     " bytes: more bytes than memory can address. Use smaller tensors");
+}
+// The bytes of n values of T. A count whose bytes no address space holds runs out of memory as any too large request
+// does, before its product can wrap around (half the range: block_cache adds a quarter to a request).
+template <class T>
+[[nodiscard]] std::size_t bytes_of_values(std::size_t n) {
+  if (n > std::numeric_limits<std::size_t>::max() / 2 / sizeof(T)) [[unlikely]]
+    report_count_too_large(n, sizeof(T));
+  return n * sizeof(T);
 }
 inline void* allocate_values(std::size_t bytes) {
   try {

@@ -7,6 +7,7 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <fusegrad/detail/block_cache.hpp>
 
@@ -23,6 +24,20 @@ inline void free_heap_values(void* p, std::size_t bytes) noexcept {
   else
     free_values(p, bytes);
 }
+
+// A std::vector's allocator for values: memory that runs out is a memory_error, as for every other buffer of values.
+template <class T>
+struct values_allocator {
+  using value_type = T;
+  values_allocator() = default;
+  template <class U>
+  values_allocator(const values_allocator<U>& /*other*/) noexcept {}  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] T* allocate(std::size_t n) { return static_cast<T*>(allocate_values(bytes_of_values<T>(n))); }
+  void deallocate(T* p, std::size_t n) noexcept { free_values(p, n * sizeof(T)); }
+  friend bool operator==(const values_allocator&, const values_allocator&) noexcept { return true; }
+};
+template <class T>
+using value_vector = std::vector<T, values_allocator<T>>;
 
 // Values of a tensor, a gradient, or an array a sweep keeps for one call: up to
 // `inline_capacity` elements in place (scalars, small vectors: no allocation), more on the
@@ -91,10 +106,10 @@ class small_buffer {
     if (n <= inline_capacity) {
       free_heap();
       data_ = inline_.data();
-    } else if (n * sizeof(T) > capacity_bytes_ || n * sizeof(T) < capacity_bytes_ / 2) {
+    } else if (std::size_t bytes = bytes_of_values<T>(n); bytes > capacity_bytes_ || bytes < capacity_bytes_ / 2) {
+      T* const fresh = static_cast<T*>(allocate_heap_values(bytes));  // first: should it fail, nothing has changed
       free_heap();
-      std::size_t bytes = n * sizeof(T);
-      data_ = static_cast<T*>(allocate_heap_values(bytes));
+      data_ = fresh;
       capacity_bytes_ = bytes;
     }
     size_ = n;

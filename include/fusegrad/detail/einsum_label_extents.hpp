@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/einsum_plan.hpp>
 #include <fusegrad/detail/fixed_list.hpp>
 #include <fusegrad/detail/strided_walk.hpp>
@@ -46,7 +47,7 @@ inline einsum_label_set labels_to_set(std::span<const einsum_label> labels) {
 template <class T>
 struct einsum_term_values {
   einsum_label_list labels;
-  std::vector<T> owned;
+  value_vector<T> owned;  // memory that runs out is a memory_error
   const T* data = nullptr;
 
   [[nodiscard]] einsum_label_set label_set() const { return labels_to_set(labels); }

@@ -261,8 +261,7 @@ template <Differentiable E, class Upstream, class... Vars>
   constexpr bool upstream_first = !detail::is_variable_v<Upstream>;
   constexpr bool all_vars = (detail::is_variable_v<Vars> && ...);
   constexpr bool one_type = detail::vars_have_scalar_type_of<node, Vars...>();
-  constexpr bool upstream_kind =
-      std::is_convertible_v<Upstream, T> || std::is_base_of_v<Eigen::DenseBase<Upstream>, Upstream>;
+  constexpr bool upstream_kind = std::is_convertible_v<Upstream, T> || detail::dense_eigen_object<Upstream>;
   static_assert(upstream_first,
                 "fusegrad::vjp(f, upstream, vars...): the second argument is the upstream gradient, the vars come "
                 "after it: fg::vjp(f, 1.0, x)");

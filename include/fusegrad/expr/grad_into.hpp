@@ -1,5 +1,5 @@
 // expr/grad_into.hpp -- value_and_grad_into: the fused reverse sweep writing each gradient into memory the caller
-// owns, so a loop that reuses its buffers never touches the heap, whatever the size.
+// owns, so a loop that reuses its buffers needs no memory of its own for them.
 #pragma once
 
 #include <algorithm>
@@ -170,11 +170,11 @@ typename E::value_type value_and_grad_into_shared(const E& f, std::tuple<Outs&..
 /// `double v = fg::value_and_grad_into(f, std::tie(dx, dy), x, y);`. An output is a number for a
 /// Shape<> var, else contiguous storage holding as many values as its var, in the var's row-major
 /// order (an Eigen vector, a row-major matrix, an array, a Map over a std::vector or a Ref); it is
-/// overwritten. For element-wise chains and their full reductions nothing is allocated, at any size:
-/// a training loop that reuses its buffers never touches the heap (materialised ops such as matmul
-/// and reductions over some axes still use scratch of their own). Sizes, contiguity, memory shared
-/// with a var or another output, and f's shapes are checked before anything is written
-/// (fusegrad::shape_error, fusegrad::value_error).
+/// overwritten. For an element-wise chain of leaves of its own shape (or one value) under a full sum or
+/// mean nothing is allocated, at any size: a training loop that reuses its buffers never touches the
+/// heap. Broadcasting and materialised ops (matmul, the other reductions) use scratch of their own
+/// (README, value_and_grad_into). Sizes, contiguity, memory shared with a var or another output, and
+/// f's shapes are checked before anything is written (fusegrad::shape_error, fusegrad::value_error).
 template <Differentiable E, class... Outs, class... Vars>
 [[gnu::always_inline]] inline auto value_and_grad_into(const E& f, std::tuple<Outs&...> gradients,
                                                        const Vars&... vars) {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include <Eigen/Core>
 
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/error.hpp>
 
 namespace fusegrad {
 
@@ -69,8 +71,12 @@ class GradientArray : public Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> {
     return *this;
   }
 
-  /// n values, uninitialised unless n is the size it has (Eigen::Array::resize's contract).
+  /// n values, uninitialised unless n is the size it has (Eigen::Array::resize's contract). Should it throw (a
+  /// negative n, memory that ran out), the array keeps its values.
   void resize(Eigen::Index n) {
+    if (n < 0)
+      throw value_error("fusegrad::GradientArray::resize(" + std::to_string(n) +
+                        "): a size is a count of values, 0 or more");
     values_.resize(static_cast<std::size_t>(n));
     point_at_values();
   }

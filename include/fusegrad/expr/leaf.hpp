@@ -58,7 +58,7 @@ class leaf_data;
 template <class R, class T>
 concept data_range = iterable<R> && !std::is_convertible_v<R, Extents> && !std::is_convertible_v<R, T> &&
                      !std::is_convertible_v<R, const T*> &&  // a C array: a view's pointer
-                     !std::is_base_of_v<Eigen::EigenBase<std::remove_cvref_t<R>>, std::remove_cvref_t<R>>;
+                     !eigen_object<std::remove_cvref_t<R>>;
 
 // A count given the way torch.zeros(3) takes one: numbers alone, to a leaf of rank >= 1.
 template <class S, class... N>

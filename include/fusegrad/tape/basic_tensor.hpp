@@ -51,8 +51,8 @@ inline constexpr bool is_tensor_v<E> = std::is_base_of_v<BasicTensor<typename E:
 // tensor_data<D>: a std::vector, another range (but Extents) or an Eigen object handed to a Tensor's constructor, which
 // takes none of them: the factories copy or borrow them.
 template <class D>
-concept tensor_data = !Differentiable<D> && !is_tensor_v<D> && !std::is_same_v<D, Extents> &&
-                      (iterable<D> || std::is_base_of_v<Eigen::EigenBase<D>, D>);
+concept tensor_data =
+    !Differentiable<D> && !is_tensor_v<D> && !std::is_same_v<D, Extents> && (iterable<D> || eigen_object<D>);
 }  // namespace detail
 
 /// A tensor of the dynamic layer: a handle (copies share values, gradient and graph node)

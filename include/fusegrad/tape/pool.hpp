@@ -8,7 +8,8 @@
 #include <type_traits>
 #include <utility>
 
-#include <fusegrad/detail/buffer.hpp>  // small_buffer, which graph objects hold
+#include <fusegrad/detail/block_cache.hpp>  // report_memory_ran_out
+#include <fusegrad/detail/buffer.hpp>       // small_buffer, which graph objects hold
 #include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/detail/retention.hpp>
 
@@ -28,9 +29,9 @@ class object_pool {
   [[gnu::always_inline]] static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
     free_lists* lists = c < classes ? per_thread<free_lists>() : nullptr;
-    if (!lists) return ::operator new((c + 1) * granule);
+    if (!lists) return fresh_block((c + 1) * granule);
     lists->retained.hand_out((c + 1) * granule);
-    if (!lists->head[c]) return ::operator new((c + 1) * granule);
+    if (!lists->head[c]) return fresh_block((c + 1) * granule, lists);
     free_block* block = lists->head[c];
     lists->head[c] = block->next;
     lists->retained.unkeep((c + 1) * granule);
@@ -60,6 +61,16 @@ class object_pool {
         while (block) ::operator delete(std::exchange(block, block->next));
     }
   };
+  // A block from the system. Running out is fusegrad's memory_error, as for values, and the block that `lists` counted
+  // as handed out is not. Out of line: the rare path.
+  [[gnu::noinline]] static void* fresh_block(std::size_t bytes, free_lists* lists = nullptr) {
+    try {
+      return ::operator new(bytes);
+    } catch (const std::bad_alloc&) {
+      if (lists) lists->retained.handed_out -= bytes;
+      report_memory_ran_out(bytes);
+    }
+  }
 };
 
 }  // namespace fusegrad::detail

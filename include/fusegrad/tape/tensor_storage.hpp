@@ -40,7 +40,7 @@ template <Scalar T>
 struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_counted<tensor_storage<T>> {
   // Values of at most this many bytes follow the storage in its allocation.
   static constexpr std::size_t max_tail_bytes = 128;
-  [[nodiscard]] static constexpr bool fits_tail(std::size_t n) noexcept { return n * sizeof(T) <= max_tail_bytes; }
+  [[nodiscard]] static constexpr bool fits_tail(std::size_t n) noexcept { return n <= max_tail_bytes / sizeof(T); }
 
   // Where the values are.
   enum class home : std::uint8_t { tail, heap, borrowed };
@@ -50,6 +50,8 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   spin_lock readers_lock;  // guards deferred_readers
   std::atomic<bool> had_deferred_readers = false;
   home values_home;
+  // Whether the values are the caller's memory (from_blob), which the caller may write without the tensor knowing.
+  [[nodiscard]] bool borrows() const noexcept { return values_home == home::borrowed; }
   // How many leaves sharing these values (a tensor and its detach()ed copies) require grad: a reshape of them must not
   // be written in place in grad mode then. One byte, in what would be padding: a count that reaches 255 stays there,
   // which only ever refuses more. Atomic: two such leaves may be destroyed on two threads.
@@ -65,7 +67,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
   // Storage owning `n` values (uninitialised), in one pool block with them when few.
   static ref<tensor_storage> owning(std::size_t n) {
     if (!fits_tail(n)) {
-      std::size_t heap_bytes = n * sizeof(T);
+      std::size_t heap_bytes = bytes_of_values<T>(n);
       T* values = static_cast<T*>(allocate_heap_values(heap_bytes));
       try {
         return ref<tensor_storage>::adopt_new(new tensor_storage(home::heap, values, heap_bytes));
@@ -88,7 +90,7 @@ struct alignas(std::max(alignof(T), alignof(void*))) tensor_storage final : ref_
     if (fits_tail(n)) {
       s = ::new (memory) tensor_storage(home::tail, nullptr, n * sizeof(T));
     } else {
-      std::size_t heap_bytes = n * sizeof(T);
+      std::size_t heap_bytes = bytes_of_values<T>(n);
       T* values = static_cast<T*>(allocate_heap_values(heap_bytes));
       s = ::new (memory) tensor_storage(home::heap, values, heap_bytes);  // cannot throw
     }
