@@ -221,15 +221,19 @@ template <Differentiable X>
   return permute(std::forward<X>(x), std::span<const std::int64_t>(order.begin(), order.size()));
 }
 
-/// Axes I and J swapped, statically: `fg::transpose(x, fg::axes<0, 2>)` (the static shape's
-/// rank must be known: AnyShape operands take the run-time form).
+/// Axes i and j swapped, given at run time (PyTorch's transpose(x, i, j)).
+template <Differentiable X>
+[[nodiscard]] auto transpose(X&& x, std::int64_t i, std::int64_t j) {
+  return detail::make_materialized_with(permute_op<detail::runtime_axis_swap>{{i, j}}, std::forward<X>(x));
+}
+/// Axes I and J swapped: `fg::transpose(x, fg::axes<0, 2>)`. Checked at compile time where x's rank is known; over
+/// a tensor (AnyShape), whose rank is known only at run time, it is the run-time swap, transpose(x, I, J).
 template <Differentiable X, std::size_t I, std::size_t J>
 [[nodiscard]] constexpr auto transpose(X&& x, Axes<I, J>) {
   using node = detail::node_t<detail::closure_t<X&&>>;
-  static_assert(ShapeType<typename node::static_shape>,
-                "fusegrad::transpose(x, fg::axes<i, j>): x's rank is known only at run time; write "
-                "fusegrad::transpose(x, i, j)");
-  if constexpr (ShapeType<typename node::static_shape>) {
+  if constexpr (!ShapeType<typename node::static_shape>) {
+    return transpose(std::forward<X>(x), std::int64_t(I), std::int64_t(J));
+  } else {
     using S = typename node::static_shape;
     if constexpr (I >= S::rank || J >= S::rank) {
       // The axes as written, and the shape: one diagnostic, and x unchanged after it so that nothing else fails.
@@ -242,11 +246,6 @@ template <Differentiable X, std::size_t I, std::size_t J>
       return detail::make_materialized_with(permute_op<order>{}, std::forward<X>(x));
     }
   }
-}
-/// Axes i and j swapped, given at run time (PyTorch's transpose(x, i, j)).
-template <Differentiable X>
-[[nodiscard]] auto transpose(X&& x, std::int64_t i, std::int64_t j) {
-  return detail::make_materialized_with(permute_op<detail::runtime_axis_swap>{{i, j}}, std::forward<X>(x));
 }
 /// One axis where transpose swaps two: one error that says what it takes, where no overload would match and the
 /// compiler would list every candidate. x is bound as const volatile, so that a program's own transpose that takes it
