@@ -49,7 +49,7 @@ template <LinearRoot E, class Sinks>
   if constexpr (E::kind == node_kind::materialized) {
     using X = node_t<std::tuple_element_t<0, decltype(expr.args)>>;
     const X& chain = std::get<0>(expr.args);
-    const Extents chain_extents = chain.extents();
+    const Extents& chain_extents = chain.extents();  // a leaf's own, or a temporary kept alive
     const T divisor = E::op::template divisor<T>(chain_extents.size());
     sweep_state<X, typename X::static_shape> state(chain, chain_extents, sinks);
     state.forward();

@@ -81,15 +81,16 @@ class segment_access {
       target_grad_ = grad;
     }
     if constexpr (!static_mode) {
-      mode_ = uniform                         ? access_mode::repeat
-              : leaf.size() == segment.size() ? access_mode::stream
-              : leaf.size() == 1              ? access_mode::repeat
-                                              : access_mode::broadcast;
-      step_ = mode_ == access_mode::repeat ? 0 : 1;
+      const access_mode mode = uniform                         ? access_mode::repeat
+                               : leaf.size() == segment.size() ? access_mode::stream
+                               : leaf.size() == 1              ? access_mode::repeat
+                                                               : access_mode::broadcast;
+      step_ = mode == access_mode::repeat ? 0 : 1;
       if constexpr (may_broadcast) {
-        if (mode_ == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
+        mode_ = mode;
+        if (mode == access_mode::broadcast) broadcast_.emplace(leaf, segment);  // built only when needed
       } else {
-        assert(mode_ != access_mode::broadcast && "a segment's extents are its leaves' broadcast");
+        assert(mode != access_mode::broadcast && "a segment's extents are its leaves' broadcast");
       }
     }
     if constexpr (segment_size == dyn) segment_size_ = segment.size();
@@ -178,7 +179,9 @@ class segment_access {
   // After a segment's reverse loop: add (or, overwriting, write) what its lanes collected to the leaf's gradient.
   void fold(const lanes& l) requires may_repeat {
     if (wants_lanes()) {
-      const T total = l.carried.total(l.sum) + l.rest + l.repeated * T(segment_length());
+      // The length as a signed count (below 2^59, Extents::max_size), which x86-64 converts in one instruction.
+      const auto length = static_cast<Eigen::Index>(segment_length());
+      const T total = l.carried.total(l.sum) + l.rest + l.repeated * T(length);
       if constexpr (overwrites_grad)
         target_grad_[0] = total;
       else
@@ -246,8 +249,10 @@ class segment_access {
   [[nodiscard]] access_mode mode() const noexcept {
     if constexpr (static_mode)
       return fixed_mode;
-    else
+    else if constexpr (may_broadcast)
       return mode_;
+    else  // streams or repeats: its step says which
+      return step_ == 0 ? access_mode::repeat : access_mode::stream;
   }
   [[nodiscard]] Eigen::Index step() const noexcept {
     if constexpr (static_mode)
@@ -273,7 +278,7 @@ class segment_access {
   // Left uninitialised where they exist: the constructor fills what the mode reads.
   [[no_unique_address]] member<may_copy, const T*, 2> source_;
   [[no_unique_address]] member<may_copy, T*, 3> target_grad_;
-  [[no_unique_address]] member<!static_mode, access_mode, 4> mode_;
+  [[no_unique_address]] member<!static_mode && may_broadcast, access_mode, 4> mode_;
   [[no_unique_address]] member<!static_mode, Eigen::Index, 5> step_;
   [[no_unique_address]] member<segment_size == dyn, std::size_t, 9> segment_size_;
   [[no_unique_address]] repeat_buffer repeat_values_;
