@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/hana/for_each.hpp>
+#include <boost/mp11/list.hpp>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/expr/children.hpp>
@@ -20,6 +21,23 @@ inline constexpr bool writes_operand_vjps_v = [] {
   else
     return false;
 }();
+
+// Whether expression E has a node that writes its operands' VJPs into arrays (writes_operand_vjps_v) with a leaf
+// operand that takes a gradient: only then may a gradient be written in place (materialized_operand::sole_sink), and
+// counting the leaves' uses for it pays.
+template <class E>
+constexpr bool has_leaf_operands() {
+  if constexpr (E::kind == node_kind::leaf) {
+    return false;
+  } else {
+    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
+      constexpr bool here = writes_operand_vjps_v<E>;
+      return ((here && Xs::kind == node_kind::leaf && Xs::takes_grad) || ...) || (has_leaf_operands<Xs>() || ...);
+    }(child_nodes_t<E>{});
+  }
+}
+template <class E>
+inline constexpr bool has_leaf_operands_v = has_leaf_operands<E>();
 
 // Calls f(leaf, whole) for every leaf occurrence below e, left to right. `whole`: a gradient reaches the occurrence
 // (every node above it takes one), and it is an operand of a node that writes its operands' VJPs whole.

@@ -1,7 +1,8 @@
 // expr/sweep.hpp -- the fused reverse sweep: where the static graph becomes loops.
 //
 // Its parts, in expr/sweep/: the protocol every node's state and frame follow (protocol.hpp),
-// the segment loop (segment_loop.hpp), and the state and block frame of each node kind:
+// a block's values and gradients as Eigen expressions (block_values.hpp), the segment loop
+// (segment_loop.hpp), and the state and block frame of each node kind:
 // leaves (leaf_state.hpp), element-wise nodes (elementwise_state.hpp), loop-invariant
 // sub-trees (hoisted_state.hpp), materialised nodes (materialized_state.hpp).
 //

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fusegrad/expr/gradient_array.hpp>
+#include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/leaf_uses.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep.hpp>
@@ -116,6 +117,8 @@ struct basic_var_sinks {
     return false;
   }
 };
+// count_uses lets written_whole gradients go without zeros: the sweep must find sole_sink_for (SoleSinks).
+static_assert(SoleSinks<basic_var_sinks<std::tuple<double*>, Var<double, Shape<dyn>>>, Var<double, Shape<dyn>>>);
 
 // The sinks of value_and_grad and vjp: arrays of the vars' sizes, moved out as results.
 template <class... Vars>

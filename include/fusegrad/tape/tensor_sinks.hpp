@@ -8,6 +8,7 @@
 
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/leaf_uses.hpp>
+#include <fusegrad/expr/sweep/protocol.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/node.hpp>
 
@@ -76,5 +77,7 @@ struct tensor_sinks {
 
   static std::size_t size_of(const edge<T>& e) { return e.fn ? e.fn->size : e.input->extents.size(); }
 };
+// take_unfilled leaves the sole destinations without zeros: the sweep must find sole_sink_for (SoleSinks).
+static_assert(SoleSinks<tensor_sinks<double>, BasicTensor<double>>);
 
 }  // namespace fusegrad::detail

@@ -30,15 +30,16 @@ struct materialized_operand {
   using static_shape = typename X::static_shape;
   static constexpr bool is_leaf = X::kind == node_kind::leaf;
   static constexpr bool takes_grad = X::takes_grad;
-  static constexpr bool fused = LinearFullReduction<Op>;  // reduced inside the loop
-  using upstream_shape = std::conditional_t<fused, Shape<>, static_shape>;
+  static constexpr bool reduced_in_loop = LinearFullReduction<Op>;  // a full sum or mean, taken in its operand's loop
+  using upstream_shape = std::conditional_t<reduced_in_loop, Shape<>, static_shape>;
 
   const X& node;
   Extents extents;
-  [[no_unique_address]] std::conditional_t<is_leaf || fused, nothing, scratch_t<value_type, static_shape>> values;
+  [[no_unique_address]] std::conditional_t<is_leaf || reduced_in_loop, nothing, scratch_t<value_type, static_shape>>
+      values;
   // A leaf's gradient that only this operand sends to (basic_var_sinks::sole_sink_for): the VJP is written there,
   // and the buffer and the sweep that would add it are skipped.
-  [[no_unique_address]] std::conditional_t<is_leaf && takes_grad && !fused, value_type*, nothing> sole_sink;
+  [[no_unique_address]] std::conditional_t<is_leaf && takes_grad && !reduced_in_loop, value_type*, nothing> sole_sink;
   scratch_t<value_type, upstream_shape> upstream;
   sweep_state<X, static_shape> state;
   segment_access<value_type, upstream_shape, static_shape> upstream_access;
@@ -49,17 +50,17 @@ struct materialized_operand {
         extents(x.extents()),
         values(make_values(extents)),
         sole_sink(sole_sink_of(x, sinks)),
-        upstream(make_scratch<value_type, upstream_shape>(fused                ? 1
+        upstream(make_scratch<value_type, upstream_shape>(reduced_in_loop      ? 1
                                                           : written_in_place() ? 0
                                                                                : extents.size())),
         state(x, extents, sinks),
-        upstream_access(upstream.data(), fused ? Extents{} : extents, extents, nullptr) {}
+        upstream_access(upstream.data(), reduced_in_loop ? Extents{} : extents, extents, nullptr) {}
 
   template <class Sinks>
   static auto sole_sink_of([[maybe_unused]] const X& x, [[maybe_unused]] Sinks& sinks) {
     if constexpr (std::is_same_v<decltype(sole_sink), nothing>)
       return nothing{};
-    else if constexpr (requires { sinks.sole_sink_for(x); })
+    else if constexpr (SoleSinks<Sinks, X>)
       return sinks.sole_sink_for(x);
     else
       return static_cast<value_type*>(nullptr);
@@ -81,7 +82,7 @@ struct materialized_operand {
   }
 
   static auto make_values(const Extents& e) {
-    if constexpr (is_leaf || fused)
+    if constexpr (is_leaf || reduced_in_loop)
       return nothing{};
     else
       return make_scratch<value_type, static_shape>(e.size());
@@ -90,7 +91,7 @@ struct materialized_operand {
   [[nodiscard]] const value_type* data() const {
     if constexpr (is_leaf)
       return node.data();
-    else if constexpr (fused)
+    else if constexpr (reduced_in_loop)
       return nullptr;
     else
       return values.data();
@@ -132,23 +133,6 @@ struct operand_pack<E, std::index_sequence<I...>>
   }
 };
 
-// Whether expression E has a node that writes its operands' VJPs into arrays (writes_operand_vjps_v) with a leaf
-// operand that takes a gradient: only then may a gradient be written in place (materialized_operand::sole_sink), and
-// counting the leaves' uses for it pays.
-template <class E>
-constexpr bool has_leaf_operands() {
-  if constexpr (E::kind == node_kind::leaf) {
-    return false;
-  } else {
-    return []<class... Xs>(boost::mp11::mp_list<Xs...>) {
-      constexpr bool here = writes_operand_vjps_v<E>;
-      return ((here && Xs::kind == node_kind::leaf && Xs::takes_grad) || ...) || (has_leaf_operands<Xs>() || ...);
-    }(child_nodes_t<E>{});
-  }
-}
-template <class E>
-inline constexpr bool has_leaf_operands_v = has_leaf_operands<E>();
-
 // What an op keeps from its value for its VJPs (SavesForBackward), or nothing.
 template <class Op, class T>
 struct saved_for_backward {
@@ -187,7 +171,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   using Op = typename E::op;
   using value_type = typename E::value_type;
   using static_shape = typename E::static_shape;
-  static constexpr bool fused = LinearFullReduction<Op>;
+  static constexpr bool reduced_in_loop = LinearFullReduction<Op>;
 
   // The node's op: a copy when it has no run-time parameters (a reference would cost a pointer).
   [[no_unique_address]] std::conditional_t<std::is_empty_v<Op>, Op, const Op&> op_;
@@ -213,7 +197,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
     forward_operands();
     if constexpr (SavesForBackward<Op>)
       op_.value(value.data(), operands_.template view<value_type>(), &saved_);
-    else if constexpr (!fused)
+    else if constexpr (!reduced_in_loop)
       op_.value(value.data(), operands_.template view<value_type>());
     access.load();
   }
@@ -235,7 +219,8 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
     if constexpr (!std::is_same_v<saved_by_root_t<E>, nothing>)
       if (kept) saved_ = std::exchange(*kept, {});  // taken: a later backward gets a state no value() filled
     forward_operands();
-    if constexpr (!fused && needs_output(Op::needs)) op_.value(value.data(), operands_.template view<value_type>());
+    if constexpr (!reduced_in_loop && needs_output(Op::needs))
+      op_.value(value.data(), operands_.template view<value_type>());
     sweep_operands(upstream);
   }
 
@@ -250,7 +235,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
     operands_.for_each([&](auto, auto& o) {
       using operand = std::remove_reference_t<decltype(o)>;
       o.state.forward();
-      if constexpr (fused) {
+      if constexpr (reduced_in_loop) {
         value_type total(0);
         run_segment<typename operand::static_shape>(o.state, o.extents, sum_values<value_type>{&total});
         std::fill_n(value.data(), extents.size(), total / Op::template divisor<value_type>(o.extents.size()));
@@ -276,7 +261,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
       operands_.for_each([&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto& o) {
         using operand = std::remove_reference_t<decltype(o)>;
         if constexpr (operand::takes_grad) {
-          if constexpr (fused) {
+          if constexpr (reduced_in_loop) {
             o.upstream[0] = dy[0] / Op::template divisor<value_type>(o.extents.size());
           } else if constexpr (!JointVjp<Op>) {
             // An empty operand has no gradient to write, however many groups the VJP would walk ((5e7, 0), axis 1).
@@ -285,7 +270,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
           }
           if (o.written_in_place()) return;
           o.upstream_access.load();
-          if constexpr (!operand::is_leaf && !fused) {
+          if constexpr (!operand::is_leaf && !reduced_in_loop) {
             // A materialised operand's values are in memory: its root reads them, not recomputes.
             run_segment<typename operand::static_shape, true>(o.state, o.extents, discard_values{}, &o.upstream_access,
                                                               o.values.data());

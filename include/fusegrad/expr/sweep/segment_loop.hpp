@@ -21,6 +21,12 @@ namespace fusegrad::detail {
 // instead of recomputing (a materialised operand's backward sweep). A template parameter,
 // not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
 // Always inlined, like the drivers in grad.hpp: see the note there on where the sweep is compiled.
+// A consumer of a segment's values that carries lanes across blocks, added up after the loop by fold() (sum_values).
+template <class C>
+concept FoldingConsumer = requires(std::remove_reference_t<C>& consume) {
+  consume.fold();
+};
+
 template <class Segment, bool Known = false, SweepState State, class Consume, class Upstream = std::nullptr_t>
 [[gnu::always_inline]] inline void run_segment(State& state, const Extents& segment, Consume&& consume,
                                                Upstream* upstream = nullptr,
@@ -96,7 +102,10 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
           };
           last_elements(i);
         } else {
-          run_blocks(std::integral_constant<int, 1>{}, i, total);
+          // On the accumulators themselves, not on copies (run_blocks): copies of the full blocks' lanes would stay
+          // in registers across these few blocks, and g++ would keep some of them in memory in the full blocks' loop
+          // instead, a load and a store in every block.
+          for (; i < total; ++i) block(std::integral_constant<int, 1>{}, i, 1, registers, consume);
         }
       }
     } else if constexpr (size % std::size_t(B) != 0) {
@@ -107,13 +116,14 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
     const auto folded = registers;  // fold() too may stay out of line: hand it a copy (see run_blocks)
     state.fold(folded);
   }
-  if constexpr (requires { consume.fold(); }) {
+  if constexpr (FoldingConsumer<Consume>) {
     auto folded_sink = consume;  // likewise
     folded_sink.fold();
   }
 }
 
-// Consumers of a segment's block values.
+// Consumers of a segment's block values: consume(block, offset) for each block, and fold() after the loop for one
+// that carries lanes across blocks (sum_values), which asserts that it models FoldingConsumer.
 struct discard_values {
   void operator()(const auto&, Eigen::Index) const noexcept {}
 };
@@ -149,6 +159,7 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
   }
   void fold() { *total += carried.total(lanes); }
 };
+static_assert(FoldingConsumer<sum_values<double>>, "sum_values must fold its lanes into the total");
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
 // as the lanes is added to them element by element; a shorter block's sum goes to `rest`. A gradient that is one value
