@@ -14,7 +14,7 @@
 //  * Inside a block a node's value is stored (a fixed-size Eigen array) when its own VJP
 //    reads its output, its parent's VJP reads its inputs, its op gives value and slope
 //    together (sin, cos: TakesValueWithSlope), or its lazy expression would nest deeper than
-//    max_lazy_depth (sweep/protocol.hpp). Otherwise it stays a lazy Eigen expression inlined
+//    max_lazy_depth (sweep/block_values.hpp). Otherwise it stays a lazy Eigen expression inlined
 //    into its parent, used exactly once. So nothing is computed
 //    twice, and a chain of 30 nested tanh costs 30 tanh per element forward, not 30^2.
 //  * An upstream gradient shared by two operands that both need it is evaluated once per
