@@ -12,8 +12,10 @@
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/expr/grad.hpp>
+#include <fusegrad/expr/grad_mistakes.hpp>
 #include <fusegrad/expr/linear_root.hpp>
 #include <fusegrad/expr/var_sinks.hpp>
 #include <fusegrad/expr/visit.hpp>
@@ -209,6 +211,20 @@ template <Differentiable E, class... Outs, class... Vars>
     else
       return detail::value_and_grad_into_shared(f, gradients, vars...);
   }
+}
+
+/// A var given as a temporary: one error (an expression cannot hold one, so its gradient would be zero).
+template <Differentiable E, class... Outs, class... Vars>
+  requires detail::temporary_var_among<Vars...>
+auto value_and_grad_into(const E& f, std::tuple<Outs&...>, Vars&&... vars) {
+  (void)value_and_grad(f, std::forward<Vars>(vars)...);  // its one error
+  return typename E::value_type{};                       // after it, nothing that adds another
+}
+template <Differentiable E, class Out, class V>
+  requires(!detail::is_tuple_v<std::remove_cvref_t<Out>> && detail::temporary_var_among<V>)
+auto value_and_grad_into(const E& f, Out&&, V&& var) {
+  (void)value_and_grad(f, std::forward<V>(var));  // its one error
+  return typename E::value_type{};
 }
 
 /// The same for one var, whose output needs no std::tie: `double v = fg::value_and_grad_into(f, dx, x);`. The output is

@@ -1,6 +1,6 @@
 // expr/grad_mistakes.hpp -- what value_and_grad and grad are given by mistake, with one error each: a function or a
 // number where the expression goes (JAX's grad(fn), a value eval computed), a function alone (value_and_grad(fn)(x)),
-// and vars in braces (the Tensors' form).
+// vars in braces (the Tensors' form), and a var given as a temporary (vjp and value_and_grad_into too).
 #pragma once
 
 #include <array>
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/after_error.hpp>
@@ -23,6 +24,11 @@ template <class F, class... Vars>
 concept function_or_number_of_vars = !Differentiable<F> && sizeof...(Vars) > 0 && (is_variable_v<Vars> && ...) &&
                                      (std::invocable<const F&, const Vars&...> || std::invocable<const F&> ||
                                       std::is_arithmetic_v<F>);
+
+// A var given as a temporary (fg::Var<...>(...), std::move(x)): an expression holds its vars by reference and refuses
+// temporaries, so no expression holds it, and its gradient would be zeros.
+template <class... Vars>
+concept temporary_var_among = ((is_variable_v<std::remove_cvref_t<Vars>> && !std::is_lvalue_reference_v<Vars>) || ...);
 
 // A function alone, JAX's value_and_grad(fn) and grad(fn), which make a function of it.
 template <class F>
@@ -76,6 +82,23 @@ auto value_and_grad(const E&, const detail::braced_var (&)[Count]) {
   return std::array<detail::after_error, Count + 1>{};  // the value and each var's gradient
 }
 
+/// A var given as a temporary: one error (an expression cannot hold one, so its gradient would be zero).
+template <Differentiable E, class... Vars>
+  requires detail::temporary_var_among<Vars...>
+auto value_and_grad(const E&, Vars&&...) {
+  static_assert(detail::always_false<E>,
+                "fusegrad::value_and_grad, grad, vjp and value_and_grad_into: a var given as a temporary "
+                "(fg::Var<...>(...), std::move(x)) is not one f was built from, so its gradient would be zero; give "
+                "the vars f was built from, by name");
+  return std::tuple<double, detail::gradient_after_error<Vars>...>{};  // after the one error, nothing that adds another
+}
+
+template <Differentiable E, class Upstream, class... Vars>
+  requires detail::temporary_var_among<Vars...>
+auto vjp(const E& f, const Upstream&, Vars&&... vars) {
+  return value_and_grad(f, std::forward<Vars>(vars)...);  // its one error, and a value and a gradient per var
+}
+
 /// grad's mistakes, as value_and_grad's: a function or a number where the expression goes, a function alone, vars in
 /// braces.
 template <class F, class... Vars>
@@ -97,6 +120,15 @@ auto grad(const volatile F& f) {
     else
       return std::tuple<decltype(void(vars), 0.0)...>{};
   };
+}
+template <Differentiable E, class... Vars>
+  requires detail::temporary_var_among<Vars...>
+auto grad(const E& f, Vars&&... vars) {
+  (void)value_and_grad(f, std::forward<Vars>(vars)...);  // its one error
+  if constexpr (sizeof...(Vars) == 1)
+    return 0.0;
+  else
+    return std::tuple<detail::gradient_after_error<Vars>...>{};
 }
 template <Differentiable E, std::size_t Count>
 auto grad(const E& f, const detail::braced_var (&vars)[Count]) {
