@@ -149,6 +149,8 @@ TEST_P(GradientArraySizes, IsTakenWhereAnEigenArrayIs) {
   EXPECT_TRUE((w.value() == 2 * x.value()).all());
   const auto [value, dw] = fg::vjp(w * 3.0, dx, w);  // the upstream 2x: 6x
   EXPECT_TRUE((dw == 6 * x.value()).all());
+  const fg::Var<double, Dyn, fg::view> viewed(dx);  // its memory, not a copy
+  EXPECT_EQ(viewed.data(), dx.data());
   const fg::Tensor t = fg::Tensor::from(dx);
   EXPECT_EQ(t.shape(), (fg::Extents{n}));
   EXPECT_EQ(t.data()[n - 1], 2 * x.value()[Eigen::Index(n) - 1]);

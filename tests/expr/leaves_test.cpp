@@ -162,6 +162,19 @@ TEST(Leaves, ViewsOfEigenObjects) {
 }
 
 // Run-time broadcasting: (3) and (4) clash; the shape_error names both shapes.
+// An expression's extents are read by reference inside the library; a temporary expression gives a copy, which
+// outlives it (under AddressSanitizer a reference into the temporary's leaf would be a use after scope).
+TEST(Leaves, TheExtentsOfATemporaryExpressionOutliveIt) {
+  const auto make = [](std::size_t n) { return fg::Const<double, fg::Shape<fg::dyn>>(Eigen::ArrayXd::Ones(n)); };
+  const Extents& of_unary = fg::exp(make(3)).extents();
+  const Extents& of_binary = (fg::exp(make(4)) + 1.0).extents();
+  EXPECT_EQ(of_unary, (Extents{3}));
+  EXPECT_EQ(of_binary, (Extents{4}));
+  std::size_t axes_total = 0;
+  for (const std::size_t n : (fg::Tensor::zeros({4, 2}) * 2.0).extents()) axes_total += n;
+  EXPECT_EQ(axes_total, 6u);
+}
+
 TEST(Leaves, RunTimeBroadcastMismatchNamesBothShapes) {
   fg::Var<double, fg::Shape<fg::dyn>> a(Extents{3}), b(Extents{4});
   expect_error<fg::shape_error>([&] { (void)fg::eval(a + b); }, {"(3)", "(4)", "do not broadcast"});

@@ -44,8 +44,10 @@ struct binary_expr {
     detail::backward_of_expression<A...>();
   }
 
-  // By reference where they are one operand's and it holds them (a leaf of run-time shape): no copy of 80 bytes.
-  [[nodiscard]] decltype(auto) extents() const {
+  // By reference where they are one operand's and it holds them (a leaf of run-time shape): no copy of 80 bytes. A
+  // temporary expression gives a copy, which outlives it.
+  [[nodiscard]] Extents extents() const&& { return static_cast<const binary_expr&>(*this).extents(); }
+  [[nodiscard]] decltype(auto) extents() const& {
     // Known at compile time only when both operands are, down to their leaves: a dyn operand
     // beside a static one, here or below, must still be checked against it at run time.
     if constexpr (detail::extents_fixed_statically<lhs_type>() && detail::extents_fixed_statically<rhs_type>()) {

@@ -15,6 +15,7 @@
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/always_false.hpp>
 #include <fusegrad/error.hpp>
+#include <fusegrad/expr/gradient_array.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/shape/eigen_extents.hpp>
 
@@ -225,6 +226,16 @@ class leaf_data<T, S, view> {
     static_assert(is_eigen_vector_v<Derived> || bool(Derived::IsRowMajor),
                   "fusegrad: a view leaf reads its values row-major, and this Eigen matrix is column-major (Eigen's "
                   "default); view an Eigen matrix declared with Eigen::RowMajor, or copy it into an owning leaf");
+  }
+  /// Views a gradient that value_and_grad returned (rank 1); the caller keeps it alive.
+  explicit leaf_data(const GradientArray<T>& gradient)
+      : leaf_data(gradient.data(), Extents{static_cast<std::size_t>(gradient.size())}) {
+    static_assert(S::rank == 1, "fusegrad: a view of a GradientArray is a leaf of rank 1, as of an Eigen vector");
+  }
+  explicit leaf_data(const GradientArray<T>&&) {
+    static_assert(always_false<T>,
+                  "fusegrad: a view leaf of a temporary GradientArray would point at freed memory after this "
+                  "statement; view a named one that outlives the leaf, or make an owning leaf (a copy)");
   }
   /// A std::vector (or another range) is viewed through its pointer and extents.
   template <class R>

@@ -20,8 +20,10 @@ struct unary_expr {
 
   X x;
 
-  // The operand's extents, by reference where it holds them (a leaf of run-time shape): no copy of 80 bytes.
-  [[nodiscard]] decltype(auto) extents() const { return x.extents(); }
+  // The operand's extents, by reference where it holds them (a leaf of run-time shape): no copy of 80 bytes. A
+  // temporary expression gives a copy, which outlives it.
+  [[nodiscard]] decltype(auto) extents() const& { return x.extents(); }
+  [[nodiscard]] Extents extents() const&& { return x.extents(); }
 
   /// Not recorded, so no backward(): a compile error that says what to write instead.
   template <class... A>

@@ -8,6 +8,8 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/expr/storage.hpp>
+
 namespace fusegrad::detail {
 
 template <class T, int N>
