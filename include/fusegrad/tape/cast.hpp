@@ -15,13 +15,13 @@
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/concat.hpp>
 #include <fusegrad/error.hpp>
-#include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/backward_pass.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/check_finite.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/record_node.hpp>
+#include <fusegrad/tape/typed_backward_pass.hpp>
 
 namespace fusegrad {
 

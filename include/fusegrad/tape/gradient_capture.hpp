@@ -34,7 +34,8 @@ struct cast_partner<double> {
 template <class T>
 struct gradient_capture {
   std::span<tensor_impl<T>* const> wanted;
-  std::unordered_map<tensor_impl<T>*, small_buffer<T>> grads;  // filled by the backward passes (tape/backward.hpp)
+  std::unordered_map<tensor_impl<T>*, small_buffer<T>>
+      grads;  // filled by the backward passes (tape/typed_backward_pass.hpp)
   // The capture of the other scalar type, across a cast (tape/cast.hpp): it wants none of
   // that type's tensors, and leads back here from casts into this type.
   gradient_capture<typename cast_partner<T>::type>* other_type = nullptr;

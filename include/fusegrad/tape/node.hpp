@@ -57,7 +57,7 @@ template <Scalar T>
 struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass
   // and the two intrusive lists), so that it moves no node through a container
-  // (tape/backward.hpp). The small fields come first, after the 4-byte count.
+  // (tape/typed_backward_pass.hpp). The small fields come first, after the 4-byte count.
   std::uint32_t waiting = 0;               // consumers inside this graph that have not yet sent their gradient
   bool has_grad = false;                   // this backward's gradient for the output is held (grad_data)
   release_reason released = not_released;  // tests as true once backward may not run it again
@@ -156,7 +156,7 @@ struct node : ref_counted<node<T>> {
   /// the engine asks every node of a graph before running any.
   virtual void check_runnable() const = 0;
   /// Drops what backward would read: after the node ran in a backward without retain_graph, after it threw part-way
-  /// (tape/backward.hpp), or from release_graph. Each caller then sets `released` to say why.
+  /// (tape/typed_backward_pass.hpp), or from release_graph. Each caller then sets `released` to say why.
   virtual void release_saved() noexcept = 0;
   /// The output's deferred value is computed, or no longer wanted: stop being a deferred reader.
   virtual void value_settled() noexcept {}
