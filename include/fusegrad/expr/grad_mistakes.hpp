@@ -37,6 +37,14 @@ concept function_alone = !Differentiable<F> && std::is_class_v<F>;
 // What a diagnostic overload returns for each var's gradient, after its one error.
 template <class Var>
 using gradient_after_error = double;
+// What a diagnostic grad returns after its one error: a gradient for one var, a tuple of them for several.
+template <class... Vars>
+auto grad_after_error() {
+  if constexpr (sizeof...(Vars) == 1)
+    return 0.0;
+  else
+    return std::tuple<gradient_after_error<Vars>...>{};
+}
 
 // A var in the braced list of grad(f, {x, y}), the Tensors' form. The list arrives as an array of these, whose length
 // the call deduces: what it returns after its error then has one gradient per var, so that `auto [dx, dy] = ...` adds
@@ -105,10 +113,7 @@ template <class F, class... Vars>
   requires detail::function_or_number_of_vars<F, Vars...>
 auto grad(const F& f, const volatile Vars&... vars) {
   (void)value_and_grad(f, vars...);  // its one error
-  if constexpr (sizeof...(Vars) == 1)
-    return 0.0;
-  else
-    return std::tuple<detail::gradient_after_error<Vars>...>{};
+  return detail::grad_after_error<Vars...>();
 }
 template <class F>
   requires detail::function_alone<F>
@@ -125,10 +130,7 @@ template <Differentiable E, class... Vars>
   requires detail::temporary_var_among<Vars...>
 auto grad(const E& f, Vars&&... vars) {
   (void)value_and_grad(f, std::forward<Vars>(vars)...);  // its one error
-  if constexpr (sizeof...(Vars) == 1)
-    return 0.0;
-  else
-    return std::tuple<detail::gradient_after_error<Vars>...>{};
+  return detail::grad_after_error<Vars...>();
 }
 template <Differentiable E, std::size_t Count>
 auto grad(const E& f, const detail::braced_var (&vars)[Count]) {
