@@ -66,7 +66,8 @@ template <class E>
                   "the data with fusegrad::Tensor::from(...)");
     typename detail::fused_node<node_type>::leaf_list all;
     typename detail::fused_node<node_type>::grad_leaf_list needing_grad;
-    bool reads_caller_memory = false;  // from_blob: written without the tensor knowing, so its value is not deferred
+    // from_blob memory, which its owner writes without the tensor knowing: a deferrable value is computed at once.
+    bool reads_caller_memory = false;
     // Only leaves a gradient reaches get an edge: one read only by a comparison gets none. Without
     // a comparison in the expression, that is every leaf that requires grad, found in one walk.
     constexpr bool one_walk = passes_gradients_everywhere<node_type>();
@@ -76,7 +77,7 @@ template <class E>
         if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
         if (all.contains(impl)) return;
         all.push_back(impl);
-        reads_caller_memory |= impl->storage->borrows();
+        if constexpr (detail::fused_node<node_type>::deferrable) reads_caller_memory |= impl->storage->borrows();
         // A ScalarTensor assigned a tensor of other rank through a Tensor& (a base-class assignment, which no check of
         // its own sees): the sweep would read one value of it.
         if constexpr (std::is_same_v<typename std::remove_cvref_t<decltype(leaf)>::static_shape, Shape<>>)
