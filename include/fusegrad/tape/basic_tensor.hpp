@@ -1,15 +1,13 @@
 // tape/basic_tensor.hpp -- BasicTensor (Tensor, FloatTensor): a value on the dynamic tape, PyTorch style.
 //
-// The class; its member templates that record and run backward are defined in backward.hpp
-// and fused.hpp, which tape/tensor.hpp includes with it.
+// The class, with each member's contract. Members that make tensors are defined in tensor_factories.hpp, those that
+// record or run backward in fused.hpp and tensor_backward.hpp, the in-place writes in tensor_in_place.hpp:
+// tape/tensor.hpp includes them all.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
-#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -20,10 +18,8 @@
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/always_false.hpp>
-#include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/any_shape.hpp>
-#include <fusegrad/shape/eigen_extents.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/resolve_axis.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
@@ -88,115 +84,51 @@ class BasicTensor {
                   "Tensor::from_blob(v.data(), {v.size()}) of a v that is not const");
   }
 
-  // Factories.
-  static BasicTensor zeros(const Extents& e) { return full(e, T(0)); }
-  static BasicTensor ones(const Extents& e) { return full(e, T(1)); }
-  static BasicTensor full(const Extents& e, T value) {
-    BasicTensor t = empty(e);
-    t.impl_->values().setConstant(value);
-    return t;
-  }
+  // Factories (tape/tensor_factories.hpp).
+  static BasicTensor zeros(const Extents& e);
+  static BasicTensor ones(const Extents& e);
+  static BasicTensor full(const Extents& e, T value);
   /// start, start + step, ... below stop.
-  static BasicTensor arange(double start, double stop, double step = 1.0) {
-    if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
-      throw value_error("fusegrad::Tensor::arange: start, stop and step must be finite, not " + std::to_string(start) +
-                        ", " + std::to_string(stop) + ", " + std::to_string(step));
-    if (step == 0.0 || (stop - start) / step < 0)
-      throw value_error("fusegrad::Tensor::arange: the step must move from start towards stop");
-    const double count = std::ceil((stop - start) / step);
-    if (!(count <= double(Extents::max_size)))
-      throw value_error("fusegrad::Tensor::arange: " + std::to_string(count) + " values are more than a tensor holds");
-    const auto n = static_cast<std::size_t>(count);
-    BasicTensor t = empty({n});
-    for (std::size_t i = 0; i < n; ++i) t.impl_->storage->data[i] = T(start + double(i) * step);
-    return t;
-  }
-  static BasicTensor arange(double stop) { return arange(0.0, stop); }
+  static BasicTensor arange(double start, double stop, double step = 1.0);
+  static BasicTensor arange(double stop);
   /// `steps` values from start to end, both included, evenly spaced (PyTorch's linspace).
-  static BasicTensor linspace(double start, double end, std::size_t steps) {
-    BasicTensor t = empty({steps});
-    if (steps == 1) return full({1}, T(start));
-    const double step = (end - start) / double(steps - 1);
-    // The second half counts back from `end`, so that the last value is `end` exactly, as in PyTorch.
-    for (std::size_t i = 0; i < steps; ++i)
-      t.impl_->storage->data[i] = T(i < steps / 2 ? start + double(i) * step : end - double(steps - 1 - i) * step);
-    return t;
-  }
+  static BasicTensor linspace(double start, double end, std::size_t steps);
   /// A new tensor of the same shape and scalar type, filled with zeros, ones, or `value`;
   /// it takes no gradient and shares nothing with `other`.
-  static BasicTensor zeros_like(const BasicTensor& other) { return zeros(other.shape()); }
-  static BasicTensor ones_like(const BasicTensor& other) { return ones(other.shape()); }
-  static BasicTensor full_like(const BasicTensor& other, T value) { return full(other.shape(), value); }
+  static BasicTensor zeros_like(const BasicTensor& other);
+  static BasicTensor ones_like(const BasicTensor& other);
+  static BasicTensor full_like(const BasicTensor& other, T value);
   /// A copy of an Eigen object: a vector type gives rank 1, any other matrix or array rank 2,
   /// (rows, cols), stored row-major (eigen_extents: the rule Var and Const follow too).
   template <class Derived>
-  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen) {
-    BasicTensor t = empty(eigen_extents(eigen));
-    detail::copy_row_major(t.impl_->storage->data, eigen);
-    return t;
-  }
+  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen);
   /// A copy of an Eigen object's values, read in storage order, with the given extents.
   template <class Derived>
-  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen, const Extents& e) {
-    check_count(static_cast<std::size_t>(eigen.size()), e, "fusegrad::Tensor::from");
-    BasicTensor t = empty(e);
-    t.impl_->values() = eigen.derived().template cast<T>().template reshaped<Eigen::AutoOrder>().array();
-    return t;
-  }
+  static BasicTensor from(const Eigen::DenseBase<Derived>& eigen, const Extents& e);
   /// A copy of values listed row-major.
-  static BasicTensor from(std::span<const T> values, const Extents& e) {
-    check_count(values.size(), e, "fusegrad::Tensor::from");
-    BasicTensor t = empty(e);
-    std::copy(values.begin(), values.end(), t.impl_->storage->data);
-    return t;
-  }
-  static BasicTensor from(const std::vector<T>& values, const Extents& e) {
-    return from(std::span<const T>(values), e);
-  }
-  static BasicTensor from(std::initializer_list<T> values, const Extents& e) {
-    return from(std::span<const T>(values.begin(), values.size()), e);
-  }
+  static BasicTensor from(std::span<const T> values, const Extents& e);
+  static BasicTensor from(const std::vector<T>& values, const Extents& e);
+  static BasicTensor from(std::initializer_list<T> values, const Extents& e);
   /// A vector from its values in braces, as torch.tensor([1, 2, 3]): `Tensor::from({1.0, 2.0, 3.0})` has shape (3).
   /// Also a copy of a C array. Not for complex values, whose braces {re, im} would make {{1, 2}, {3, 4}} two values.
   template <std::size_t N>
-  static BasicTensor from(const T (&values)[N]) requires std::floating_point<T> {
-    return from(std::span<const T>(values, N), Extents{N});
-  }
+  static BasicTensor from(const T (&values)[N]) requires std::floating_point<T>;
   /// A matrix from its rows in braces, as torch.tensor([[1, 2], [3, 4]]): `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})` has
   /// shape (2, 2); the rows have one length. Not for complex values, which braces write as {re, im}.
-  static BasicTensor from(std::initializer_list<std::initializer_list<T>> rows) requires std::floating_point<T> {
-    const std::size_t cols = rows.size() == 0 ? 0 : rows.begin()->size();
-    for (const auto& row : rows)
-      if (row.size() != cols)
-        throw shape_error("fusegrad::Tensor::from: rows of " + std::to_string(cols) + " and " +
-                          std::to_string(row.size()) + " values; every row of a matrix has the same length");
-    BasicTensor t = empty({rows.size(), cols});
-    T* out = t.impl_->storage->data;
-    for (const auto& row : rows) out = std::copy(row.begin(), row.end(), out);
-    return t;
-  }
+  static BasicTensor from(std::initializer_list<std::initializer_list<T>> rows) requires std::floating_point<T>;
   /// A scalar tensor.
-  static BasicTensor scalar(T value) { return full(Extents{}, value); }
+  static BasicTensor scalar(T value);
   /// A tensor over `e.size()` values at `data`, row-major, not copied (LibTorch's from_blob);
   /// the caller keeps them alive and must not change them while a recorded node still reads them.
-  static BasicTensor from_blob(T* data, const Extents& e) {
-    return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
-  }
+  static BasicTensor from_blob(T* data, const Extents& e);
   /// Uniform values in [0, 1) from an explicit seed, by a generator fusegrad specifies
   /// (detail/random_numbers.hpp): the same values on every platform, unlike the standard
   /// library's distributions. Each is a multiple of 2^-p for T's p significand bits (24 for
   /// float), so none rounds up to 1.
-  static BasicTensor rand(const Extents& e, std::uint64_t seed) {
-    detail::random_numbers numbers(seed);
-    constexpr int precision = std::min(std::numeric_limits<typename Eigen::NumTraits<T>::Real>::digits, 53);
-    return generate(e, [&] { return T(numbers.uniform(precision)); });
-  }
+  static BasicTensor rand(const Extents& e, std::uint64_t seed);
   /// Standard normal values from an explicit seed, by the same generator: the same values
   /// wherever log, sqrt, sin and cos round alike.
-  static BasicTensor randn(const Extents& e, std::uint64_t seed) {
-    detail::random_numbers numbers(seed);
-    return generate(e, [&] { return T(numbers.normal()); });
-  }
+  static BasicTensor randn(const Extents& e, std::uint64_t seed);
 
   // Accessors.
   [[nodiscard]] bool defined() const noexcept { return bool(impl_); }

@@ -10,6 +10,7 @@
 #include <fusegrad/error.hpp>
 #include <fusegrad/tape/backward.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
+#include <fusegrad/tape/tensor_factories.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
 #include <fusegrad/tape/walk_graph.hpp>
 

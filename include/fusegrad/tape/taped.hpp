@@ -13,6 +13,7 @@
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/fused.hpp>
+#include <fusegrad/tape/tensor_factories.hpp>
 
 namespace fusegrad {
 
