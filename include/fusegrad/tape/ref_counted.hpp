@@ -8,13 +8,15 @@
 #include <utility>
 
 #include <fusegrad/tape/pool.hpp>
+#include <fusegrad/tape/single_threaded.hpp>
 
 namespace fusegrad::detail {
 
 // Graph objects (tensor storage, tensors, nodes) count their own references: no control
 // block, and no vtable for the count. The last release calls Derived::destroy(), which
 // says how the object goes (deleted, or destroyed in the block it shares with others;
-// a node queues itself so that freeing a long chain never recurses, tape/node.hpp).
+// a node queues itself so that freeing a long chain never recurses, tape/node.hpp). While the process runs one
+// thread, counts change without locked instructions (single_threaded()).
 template <class Derived>
 class ref_counted {
  public:
@@ -26,9 +28,21 @@ class ref_counted {
   static void* operator new(std::size_t bytes) { return object_pool::allocate(bytes); }
   static void operator delete(void* p, std::size_t bytes) noexcept { object_pool::deallocate(p, bytes); }
 
-  void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void retain() noexcept {
+    if (single_threaded())
+      refs_.store(refs_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    else
+      refs_.fetch_add(1, std::memory_order_relaxed);
+  }
   void release() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) static_cast<Derived*>(this)->destroy();
+    std::uint32_t before;
+    if (single_threaded()) {
+      before = refs_.load(std::memory_order_relaxed);
+      refs_.store(before - 1, std::memory_order_relaxed);
+    } else {
+      before = refs_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    if (before == 1) static_cast<Derived*>(this)->destroy();
   }
 
  protected:
