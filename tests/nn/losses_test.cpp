@@ -1,5 +1,6 @@
 // nn/losses_test.cpp -- every loss with every reduction against PyTorch's value and input gradient
 // (tests/data/losses/), recorded as a fused node, taped, and in the static layer; and what the losses refuse.
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -118,6 +119,27 @@ TEST(Losses, BceWithLogitsMatchesPyTorchAtLogitsOfAThousand) {
       {ref::bce_with_logits_sum_value, ref::bce_with_logits_sum_upstream, ref::bce_with_logits_sum_grad},
       {ref::bce_with_logits_none_value, ref::bce_with_logits_none_upstream, ref::bce_with_logits_none_grad});
 }
+// A confident right logit leaves a loss of softplus(-|x|), which must keep its digits: log1p(exp(-x)) for y = 1 at
+// x = 20, 36, 40 and for y = 0 at x = -30, to 1e-12 of itself; the gradient is sigmoid(x) - y = -sigmoid(-x) for y = 1.
+// (PyTorch's own form loses them: it gives 2.22e-16 at x = 36, where the loss is 2.3195e-16.)
+TEST(Losses, BceWithLogitsKeepsTheDigitsOfConfidentRightLogits) {
+  fg::Tensor x = fg::Tensor::from({20.0, 36.0, 40.0, -30.0}).requires_grad_();
+  const fg::Tensor y = fg::Tensor::from({1.0, 1.0, 1.0, 0.0});
+  const fg::Tensor loss = nn::bce_with_logits_loss(x, y, nn::reduction::none);
+  const std::array<double, 4> margin{20.0, 36.0, 40.0, 30.0};
+  for (std::int64_t i = 0; i < 4; ++i) {
+    const double m = margin[std::size_t(i)];
+    EXPECT_NEAR(loss.at({i}), std::log1p(std::exp(-m)), 1e-12 * std::log1p(std::exp(-m))) << "logit " << i;
+  }
+  const fg::Tensor total = fg::sum(loss);
+  total.backward();
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const double m = margin[std::size_t(i)], slope = -std::exp(-m) / (1.0 + std::exp(-m));
+    EXPECT_NEAR(x.grad().at({i}), slope, 1e-12 * std::abs(slope)) << "logit " << i;
+  }
+  const double slope = std::exp(-30.0) / (1.0 + std::exp(-30.0));
+  EXPECT_NEAR(x.grad().at({3}), slope, 1e-12 * slope);
+}
 TEST(Losses, NllMatchesPyTorch) {
   const auto nll = [](const auto& x, auto r) { return nn::nll_loss(x, classes, r); };
   expect_every_reduction(nll, ref::log_probs, {ref::nll_mean_value, ref::nll_mean_upstream, ref::nll_mean_grad},
@@ -168,6 +190,8 @@ TEST(Losses, TargetsAreChecked) {
                                           {"(N, C)", "(12)"});
   fg::test::expect_error<fg::value_error>([&] { (void)nn::huber_loss(scores, scores, nn::reduction::mean, 0.0); },
                                           {"huber_loss", "delta"});
+  fg::test::expect_error<fg::value_error>([&] { (void)nn::huber_loss(scores, scores, nn::reduction::mean, -1e-9); },
+                                          {"huber_loss", "delta must be > 0, not -1e-09"});
   // (4, 1) against (4) would make a (4, 4) loss.
   fg::test::expect_error<fg::shape_error>(
       [] {

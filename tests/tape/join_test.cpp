@@ -1,6 +1,7 @@
 // tape/join_test.cpp -- cat and stack of lists of tensors, split and chunk: values, gradients, shapes, errors.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -129,6 +130,9 @@ TEST(Join, MistakesAreClearErrors) {
       {"fusegrad::stack", "tensor 0 of the list is undefined"});
   expect_error<fg::shape_error>([&] { (void)fg::split(a, {1, 1}, 1); }, {"fusegrad::split", "adding up to 2", "3"});
   expect_error<fg::value_error>([&] { (void)fg::chunk(a, 0, 0); }, {"0 chunks"});
+  // PyTorch refuses a negative count, as here (its counts are signed: -1 is not a huge number of parts).
+  expect_error<fg::value_error>([&] { (void)fg::chunk(a, -1, 1); }, {"fusegrad::chunk", "-1 chunks", "at least 1"});
+  expect_error<fg::value_error>([&] { (void)fg::split(a, -1, 1); }, {"fusegrad::split", "part size of -1"});
   // An empty vector beside a tensor of another rank is refused, where PyTorch skips it (a rule kept for old code);
   // empty vectors alone join.
   const fg::Tensor empty_vector = fg::Tensor::from(std::vector<double>{}, {0});
@@ -165,8 +169,9 @@ TEST(Join, SplitRefusesSizesPastTheExtentEvenWhenTheirSumWraps) {
 // and 2**62; torch.chunk(torch.arange(5.), 4) gives sizes [2, 2, 1].
 TEST(Join, ChunkIntoMoreChunksThanElementsGivesOneEach) {
   const fg::Tensor t = fg::Tensor::from({0.0, 1.0, 2.0, 3.0, 4.0, 5.0}, {2, 3});
-  for (const std::size_t chunks :
-       {std::size_t{3}, std::size_t{4}, std::size_t{100}, std::size_t{1} << 62, SIZE_MAX - 1, SIZE_MAX}) {
+  for (const std::int64_t chunks :
+       {std::int64_t{3}, std::int64_t{4}, std::int64_t{100}, std::int64_t{1} << 62,
+        std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::max()}) {
     const std::vector<fg::Tensor> parts = fg::chunk(t, chunks, 1);
     ASSERT_EQ(parts.size(), 3u) << chunks;
     for (std::size_t k = 0; k < 3; ++k) {

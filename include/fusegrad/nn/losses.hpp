@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/nn/reduction.hpp>
 #include <fusegrad/ops/abs.hpp>
@@ -83,21 +84,27 @@ template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 /// (PyTorch's huber_loss, its argument order: reduction, then delta > 0).
 template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 [[nodiscard]] auto huber_loss(X&& x, Y&& y, R r = {}, double delta = 1.0) {
-  if (!(delta > 0)) throw value_error("fusegrad::nn::huber_loss: delta must be > 0, not " + std::to_string(delta));
+  if (!(delta > 0))
+    throw value_error("fusegrad::nn::huber_loss: delta must be > 0, not " + fusegrad::detail::number_text(delta));
   detail::check_target(x, y, "huber_loss");
   const auto d = std::forward<X>(x) - std::forward<Y>(y);  // a sub-expression: each use below holds a copy
   return detail::reduce(where(abs(d) < delta, 0.5 * square(d), delta * (abs(d) - 0.5 * delta)), r);
 }
 
-/// Binary cross-entropy of logits x against targets y in [0, 1]: softplus(x) - x y, which is
-/// -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))) computed without overflow at logits of
-/// +-1000 (PyTorch's binary_cross_entropy_with_logits, without weight or pos_weight).
+/// Binary cross-entropy of logits x against targets y in [0, 1] (PyTorch's binary_cross_entropy_with_logits, without
+/// weight or pos_weight): -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), computed as
+/// (1 - y) softplus(x) + y softplus(-x). Neither term overflows at logits of +-1000, and nothing cancels: a confident
+/// right logit (x = 36 for y = 1) gives softplus(-36) = 2.3e-16 to the last digit, where softplus(x) - x y gives 0.
+/// The gradient is sigmoid(x) - y.
 template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 [[nodiscard]] auto bce_with_logits_loss(X&& x, Y&& y, R r = {}) {
   detail::check_target(x, y, "bce_with_logits_loss", /*same_shape=*/true);
   return fusegrad::detail::with_operand_twice(std::forward<X>(x), [&](auto&& a, auto&& b) {
-    return detail::reduce(softplus(std::forward<decltype(a)>(a)) - std::forward<decltype(b)>(b) * std::forward<Y>(y),
-                          r);
+    return fusegrad::detail::with_operand_twice(std::forward<Y>(y), [&](auto&& u, auto&& v) {
+      return detail::reduce((1.0 - std::forward<decltype(u)>(u)) * softplus(std::forward<decltype(a)>(a)) +
+                                std::forward<decltype(v)>(v) * softplus(-std::forward<decltype(b)>(b)),
+                            r);
+    });
   });
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
 #include <fusegrad/shape/resolve_axis.hpp>
@@ -32,15 +33,15 @@ struct cumsum_op {
   template <class T>
   static void value(T* y, const operands<T, 1>& in) {
     along_axis(in.extents[0], [&](std::size_t first, std::size_t stride, std::size_t n) {
-      T total(0);
-      for (std::size_t k = 0; k < n; ++k) y[first + k * stride] = total += in.values[0][first + k * stride];
+      detail::carried_sum_t<T> total(0);  // double for float, as PyTorch's
+      for (std::size_t k = 0; k < n; ++k) y[first + k * stride] = T(total += in.values[0][first + k * stride]);
     });
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* /*y*/) {
     along_axis(in.extents[0], [&](std::size_t first, std::size_t stride, std::size_t n) {
-      T total(0);
-      for (std::size_t k = n; k-- > 0;) dx[first + k * stride] = total += dy[first + k * stride];
+      detail::carried_sum_t<T> total(0);
+      for (std::size_t k = n; k-- > 0;) dx[first + k * stride] = T(total += dy[first + k * stride]);
     });
   }
 

@@ -79,12 +79,12 @@ struct extremum_op : Order {
         }
       });
     } else {
-      small_buffer<T> ties(kept.size(), T(0));
+      small_buffer<std::size_t> ties(kept.size(), 0);  // counted, not added up in T: float stops at 2^24
       for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
-        if (picks(i, g)) ties[g] += T(1);
+        if (picks(i, g)) ++ties[g];
       });
       for_each_reduced_element(extents, kept, [&](std::size_t i, std::size_t g) {
-        if (picks(i, g)) dx[i] = dy[g] / ties[g];
+        if (picks(i, g)) dx[i] = dy[g] / T(static_cast<double>(ties[g]));
       });
     }
   }

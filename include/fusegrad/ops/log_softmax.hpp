@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
 
@@ -52,10 +53,12 @@ struct log_softmax_op {
       const R v = real(x[i]);
       if (!std::isnan(shift[g]) && (v > shift[g] || std::isnan(v))) shift[g] = v;
     });
-    detail::small_buffer<T> log_sums(kept.size(), T(0));
+    using C = detail::carried_sum_t<T>;  // double for float
+    detail::small_buffer<C> sums(kept.size(), C(0));
     detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { log_sums[g] += exp(x[i] - shift[g]); });
-    for (std::size_t g = 0; g < kept.size(); ++g) log_sums[g] = log(log_sums[g]);
+                                     [&](std::size_t i, std::size_t g) { sums[g] += C(exp(x[i] - shift[g])); });
+    detail::small_buffer<T> log_sums(kept.size());
+    for (std::size_t g = 0; g < kept.size(); ++g) log_sums[g] = T(log(sums[g]));
     detail::for_each_reduced_element(in.extents[0], kept,
                                      [&](std::size_t i, std::size_t g) { y[i] = (x[i] - shift[g]) - log_sums[g]; });
   }
@@ -63,8 +66,11 @@ struct log_softmax_op {
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
     using std::exp;
     const Extents kept = detail::kept_extents<A>(in.extents[0], caller);
-    detail::small_buffer<T> totals(kept.size(), T(0));
-    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { totals[g] += dy[i]; });
+    using C = detail::carried_sum_t<T>;  // double for float
+    detail::small_buffer<C> sums(kept.size(), C(0));
+    detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { sums[g] += C(dy[i]); });
+    detail::small_buffer<T> totals(kept.size());
+    for (std::size_t g = 0; g < kept.size(); ++g) totals[g] = T(sums[g]);
     detail::for_each_reduced_element(in.extents[0], kept,
                                      [&](std::size_t i, std::size_t g) { dx[i] = dy[i] - exp(y[i]) * totals[g]; });
   }

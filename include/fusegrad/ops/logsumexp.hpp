@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
 
@@ -41,12 +42,13 @@ struct logsumexp_op {
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
       if (!std::isnan(real(y[g])) && (real(x[i]) > real(y[g]) || std::isnan(real(x[i])))) y[g] = T(real(x[i]));
     });
-    detail::small_buffer<T> sums(kept.size(), T(0));
+    using C = detail::carried_sum_t<T>;  // double for float
+    detail::small_buffer<C> sums(kept.size(), C(0));
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) {
-      if (std::isfinite(real(y[g]))) sums[g] += exp(x[i] - y[g]);
+      if (std::isfinite(real(y[g]))) sums[g] += C(exp(x[i] - y[g]));
     });
     for (std::size_t g = 0; g < kept.size(); ++g)
-      if (std::isfinite(real(y[g]))) y[g] += log(sums[g]);
+      if (std::isfinite(real(y[g]))) y[g] += T(log(sums[g]));
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/ops/reduction_axes.hpp>
 
@@ -35,9 +36,7 @@ struct variance_op {
 
   // What the sums are taken in: double for float.
   template <class T>
-  using accumulator_t =
-      std::conditional_t<std::is_same_v<T, float>, double,
-                         std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
+  using accumulator_t = detail::carried_sum_t<T>;
 
   template <class T>
   static void value(T* y, const operands<T, 1>& in) {

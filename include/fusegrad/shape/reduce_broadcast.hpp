@@ -3,6 +3,8 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/shape/axis_runs.hpp>
 #include <fusegrad/shape/extents.hpp>
 
@@ -43,12 +45,30 @@ void for_each_broadcast_chunk(const axis_runs& layout, Chunk&& chunk) {
 }  // namespace detail
 
 /// Adds to `target_grad` (shaped `target`) the gradient `grad` (shaped `grad_extents`)
-/// summed over the axes that broadcasting added or expanded. Allocation-free; the fused
-/// sweep uses it directly. Throws shape_error as reduce_broadcast does.
+/// summed over the axes that broadcasting added or expanded; the fused sweep uses it directly.
+/// Sums of float are taken in double (detail/carried_sum.hpp), in scratch of the target's size: a
+/// float total over a million values would lose its last digits. Otherwise allocation-free. Throws
+/// shape_error as reduce_broadcast does.
 template <class T>
 void reduce_broadcast_into(T* target_grad, const T* grad, const Extents& grad_extents, const Extents& target) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
   const detail::axis_runs layout(target, grad_extents, "fusegrad::reduce_broadcast");
+  if constexpr (detail::carries_sums_v<T>) {
+    if (target.size() != grad_extents.size()) {
+      using C = detail::carried_sum_t<T>;
+      detail::small_buffer<C> sums(target.size(), C(0));
+      detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
+        const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
+        if (broadcast)
+          sums[small] += chunk.template cast<C>().sum();
+        else
+          Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>(sums.data() + small, static_cast<Eigen::Index>(n)) +=
+              chunk.template cast<C>();
+      });
+      for (std::size_t i = 0; i < target.size(); ++i) target_grad[i] += T(sums[i]);
+      return;
+    }
+  }
   detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
     const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
     if (broadcast)

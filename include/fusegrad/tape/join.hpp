@@ -185,9 +185,13 @@ template <Scalar T>
   return split(t, std::span<const std::size_t>(sizes.begin(), sizes.size()), axis);
 }
 /// t cut along `axis` into parts of `size` elements, the last one smaller if the extent is not a
-/// multiple (PyTorch's split with an int).
+/// multiple (PyTorch's split with an int). A negative size is a value_error.
 template <Scalar T>
-[[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::size_t size, std::int64_t axis) {
+[[nodiscard]] std::vector<BasicTensor<T>> split(const BasicTensor<T>& t, std::int64_t part_size, std::int64_t axis) {
+  if (part_size < 0)
+    throw value_error("fusegrad::split: a part size of " + std::to_string(part_size) +
+                      "; give the number of elements of each part, at least 1");
+  const auto size = static_cast<std::size_t>(part_size);
   const Extents& e = t.shape();
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::split")];
   if (size == 0 && extent != 0)  // PyTorch: a size of 0 splits only an empty axis
@@ -200,9 +204,12 @@ template <Scalar T>
 }
 /// t cut along `axis` into `chunks` parts of ceil(extent / chunks) elements, the last smaller,
 /// fewer parts when the extent runs out; an empty axis gives `chunks` empty parts (PyTorch's chunk).
+/// Fewer than one chunk is a value_error.
 template <Scalar T>
-[[nodiscard]] std::vector<BasicTensor<T>> chunk(const BasicTensor<T>& t, std::size_t chunks, std::int64_t axis) {
-  if (chunks == 0) throw value_error("fusegrad::chunk: 0 chunks; give at least 1");
+[[nodiscard]] std::vector<BasicTensor<T>> chunk(const BasicTensor<T>& t, std::int64_t chunk_count, std::int64_t axis) {
+  if (chunk_count < 1)
+    throw value_error("fusegrad::chunk: " + std::to_string(chunk_count) + " chunks; give at least 1");
+  const auto chunks = static_cast<std::size_t>(chunk_count);
   const Extents& e = t.shape();
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::chunk")];
   if (extent == 0) {
@@ -210,7 +217,7 @@ template <Scalar T>
     return split(t, std::span<const std::size_t>(empty_parts), axis);
   }
   // ceil(extent / chunks), written so that a huge `chunks` cannot wrap around: chunks > extent gives parts of 1.
-  return split(t, extent / chunks + (extent % chunks != 0 ? 1 : 0), axis);
+  return split(t, static_cast<std::int64_t>(extent / chunks + (extent % chunks != 0 ? 1 : 0)), axis);
 }
 
 }  // namespace fusegrad
