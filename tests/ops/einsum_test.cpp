@@ -68,6 +68,8 @@ TEST(EinsumErrors, SayWhatIsWrongWithTheSubscripts) {
   expect_error<fg::value_error>([&] { (void)fg::einsum("ij->i->j", m); }, {"\"->\" appears twice"});
   expect_error<fg::shape_error>([&] { (void)Tensor(fg::einsum("ijk->i", m)); },
                                 {"operand 0 has rank 2 but 3 subscripts"});
+  expect_error<fg::shape_error>([&] { (void)Tensor(fg::einsum("i->i", m)); },
+                                {"operand 0 has rank 2 but 1 subscript; give one per axis"});
   expect_error<fg::shape_error>([&] { (void)Tensor(fg::einsum("ij,j->i", m, Tensor::zeros({4}))); },
                                 {"label j is 3 in operand 0 and 4 in operand 1"});
   expect_error<fg::shape_error>([&] { (void)Tensor(fg::einsum("ii->i", m)); },

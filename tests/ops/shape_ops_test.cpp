@@ -123,6 +123,16 @@ TEST(ShapeOpsShapes, StaticParametersGiveStaticShapes) {
 }
 
 // A permutation of a 3-d tensor, element by element: y[i][j][k] = x[k][i][j] for order (2, 0, 1).
+// A scalar has one axis, 0, for transpose as for the reductions: PyTorch's torch.tensor(1.5).transpose(0, 0) is the
+// scalar.
+TEST(ShapeOpsShapes, TransposeOfAScalarsOneAxisIsTheScalar) {
+  const fg::Var<double, fg::Shape<>> s(1.5);
+  static_assert(std::is_same_v<decltype(fg::transpose(s, fg::axes<0, 0>))::static_shape, fg::Shape<>>);
+  const auto [value, ds] = fg::value_and_grad(fg::transpose(s, fg::axes<0, 0>) * s, s);
+  EXPECT_EQ(value, 2.25);
+  EXPECT_EQ(ds, 3.0);
+}
+
 TEST(ShapeOpsShapes, PermuteMovesEveryElementWhereItsIndexSays) {
   fg::Tensor x = fg::Tensor::arange(0, 24).requires_grad_();
   const fg::Tensor cube = fg::reshape(x, {2, 3, 4});
@@ -289,6 +299,16 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
       {"fusegrad::reshape", "(2, 3)", "(4, 2)", "6 elements", "8"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::reshape(x, {-1, 4})); }, {"(2, 3)", "(-1, 4)"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::reshape(x, {-1, -1})); }, {"(-1, -1)", "one of them may be -1"});
+  expect_error<shape_error>(
+      [&] {
+        (void)fg::Tensor(fg::reshape(x, {4294967296LL, 4294967296LL, -1}));
+      },
+      {"fusegrad::reshape", "multiply to more than 576460752303423488 elements"});
+  // A static slice of a tensor is checked at run time, and says what the run-time form says.
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::slice<2, 0, 1>(x)); },
+                            {"fusegrad::slice", "axis 2 is out of range", "axes -2 to 1"});
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::slice<1, 0, 4>(x)); },
+                            {"fusegrad::slice", "elements 0 to 4", "give 0 <= begin <= end <= 3"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::unsqueeze(x, 3)); },
                             {"fusegrad::unsqueeze", "axis 3", "-3 to 2"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::squeeze(x, -3)); }, {"fusegrad::squeeze", "axis -3"});

@@ -235,7 +235,9 @@ template <Differentiable X, std::size_t I, std::size_t J>
     return transpose(std::forward<X>(x), std::int64_t(I), std::int64_t(J));
   } else {
     using S = typename node::static_shape;
-    if constexpr (I >= S::rank || J >= S::rank) {
+    // A scalar has one axis, 0, for transpose as for the reductions (PyTorch's t.transpose(0, 0) of a 0-d tensor).
+    constexpr bool scalar_axis = S::rank == 0 && I == 0 && J == 0;
+    if constexpr ((I >= S::rank || J >= S::rank) && !scalar_axis) {
       // The axes as written, and the shape: one diagnostic, and x unchanged after it so that nothing else fails.
       constexpr std::size_t report =
           sizeof(detail::transpose_axis_out_of_range_for_shape<S, Axes<I, J>, detail::shapes_text<S>>);

@@ -72,9 +72,13 @@ struct static_slice {
   using shape = typename sliced<S>::type;
 
   static axis_range range(const Extents& x) {
-    if (Axis >= x.rank() || Begin > End || End > x[Axis])
+    if (Axis >= x.rank())  // throws, naming the axes the shape has
+      (void)resolve_axis(static_cast<std::int64_t>(std::min<std::size_t>(Axis, INT64_MAX)), x.rank(), x,
+                         "fusegrad::slice");
+    if (Begin > End || End > x[Axis])
       throw shape_error("fusegrad::slice: elements " + std::to_string(Begin) + " to " + std::to_string(End) +
-                        " of axis " + std::to_string(Axis) + " are out of range for shape " + x.to_string());
+                        " of axis " + std::to_string(Axis) + " are out of range for shape " + x.to_string() +
+                        "; give 0 <= begin <= end <= " + std::to_string(x[Axis]));
     return {Axis, Begin, count, Step};
   }
 };

@@ -63,8 +63,8 @@ constexpr void bind_einsum_into(einsum_binding<N>& bound, std::string_view text,
       append_number(why, rank);
       why += " but ";
       append_number(why, term.count);
-      why +=
-          term.ellipsis < 0 ? " subscripts; give one per axis, or \"...\" for the rest" : " subscripts besides \"...\"";
+      why += term.count == 1 ? " subscript" : " subscripts";
+      why += term.ellipsis < 0 ? "; give one per axis, or \"...\" for the rest" : " besides \"...\"";
       return fail(why);
     }
     ellipsis_rank[k] = rank - term.count;

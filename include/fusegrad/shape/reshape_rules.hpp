@@ -27,6 +27,8 @@ template <class S, std::size_t Axis, fixed_text Shape>
 struct squeeze_axis_out_of_range;
 template <class S, std::size_t Axis, fixed_text Shape>
 struct unsqueeze_axis_past_the_rank_of;
+template <class S, std::size_t MaxRank, fixed_text Shape>
+struct unsqueeze_of_a_shape_that_has_the_most_axes;
 
 // The shape of a tensor of static rank, known only when each extent is: for the static
 // rules, whose result rank is known where a dyn extent leaves its extent open.
@@ -95,6 +97,10 @@ struct reshape_to_extents {
                           ": extents are at least 0, and one of them may be -1 (inferred)");
       } else {
         out[r] = static_cast<std::size_t>(target[r]);
+        if (out[r] != 0 && known > Extents::max_size / out[r])  // no shape holds that many: say so before it wraps
+          throw shape_error("fusegrad::reshape: shape " + x.to_string() + " (" + std::to_string(x.size()) +
+                            " elements) cannot be reshaped to " + target_text() +
+                            ": its extents multiply to more than " + std::to_string(Extents::max_size) + " elements");
         known *= out[r];
       }
     }
@@ -270,7 +276,15 @@ struct unsqueeze_static_axis {
     using type = S;
   };
   template <ShapeType S>
-    requires(Axis <= S::rank)
+    requires(Axis <= S::rank && S::rank == Extents::max_rank)
+  struct inserted<S> {
+    enum : std::size_t {
+      report = sizeof(unsqueeze_of_a_shape_that_has_the_most_axes<S, Extents::max_rank, shapes_text<S>>)
+    };
+    using type = S;
+  };
+  template <ShapeType S>
+    requires(Axis <= S::rank && S::rank < Extents::max_rank)
   struct inserted<S> {
     static constexpr std::array<std::size_t, S::rank + 1> out = [] {
       std::array<std::size_t, S::rank + 1> e{};
