@@ -11,10 +11,9 @@ namespace fusegrad::detail {
 // and every computation of a deferred value (which a backward may also write), holds this
 // process-wide lock: backwards from several threads run one after the other, while
 // recording, and reading values already computed, run in parallel. Uncontended, it costs a backward two atomic
-// operations. A thread that holds it may take it again: a deferred value read inside a
-// backward, a graph released by one.
-// Default visibility: a program whose shared libraries are built with hidden symbols still
-// has one lock, not one per library.
+// operations once the process runs a second thread, and two plain stores before (single_threaded.hpp). A thread that
+// holds it may take it again: a deferred value read inside a backward, a graph released by one. Default visibility: a
+// program whose shared libraries are built with hidden symbols still has one lock, not one per library.
 class [[gnu::visibility("default")]] graph_lock {
  public:
   graph_lock() {

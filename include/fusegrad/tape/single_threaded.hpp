@@ -2,7 +2,9 @@
 // graph's lock can do without locked instructions.
 #pragma once
 
-#if __has_include(<sys/single_threaded.h>)
+// FUSEGRAD_ALWAYS_ATOMIC, defined before the first include of fusegrad, keeps every count and lock atomic: for a
+// program whose threads glibc's flag does not see (below).
+#if __has_include(<sys/single_threaded.h>) && !defined(FUSEGRAD_ALWAYS_ATOMIC)
 #include <sys/single_threaded.h>
 #define FUSEGRAD_KNOWS_SINGLE_THREADED 1
 #endif
@@ -14,6 +16,10 @@ namespace fusegrad::detail {
 // changed with plain loads and stores then is seen as it is by every thread started later. libstdc++'s shared_ptr
 // counts the same way, from the same flag. A locked read-modify-write costs about 5 ns where a plain store costs
 // nothing measurable, and one small tape node changes about 30 counts and takes the graph's lock three times.
+// The flag sees the threads started through the C library the program links (std::thread, std::async, OpenMP,
+// pthread_create), not those of another copy of it: a library loaded with dlmopen into a namespace of its own, one
+// that a static program loads with dlopen, a raw clone(). A thread of such a library must not touch fusegrad's
+// objects unless FUSEGRAD_ALWAYS_ATOMIC is defined.
 inline bool single_threaded() noexcept {
 #ifdef FUSEGRAD_KNOWS_SINGLE_THREADED
   return __libc_single_threaded != 0;
