@@ -44,8 +44,9 @@ constexpr bool divides_by_uniform() {
 /// agree with true division to an ulp or two (b's gradient, -(sum dy a) / b^2, is formed as
 /// -((sum dy a) r) r with r = 1 / b, so r^2 alone never overflows or vanishes, though the sum
 /// sum dy a still may where PyTorch's terms dy a / b do not); a b so small that 1 / b overflows
-/// (|b| < 2^-1024 for double, 2^-128 for float: subnormal) gives infinities where true division
-/// would not, and one so large that 1 / b is subnormal (|b| > 2^1022) loses its last digits.
+/// (|b| < 2^-1024 for double, 2^-128 for float: subnormal) gives infinities, and NaN for a = 0 (0 times
+/// infinity), where true division would not, and one so large that 1 / b is subnormal (|b| > 2^1022) loses its last
+/// digits.
 template <class A, class B>
   requires BinaryOperands<A, B>
 [[nodiscard]] constexpr auto operator/(A&& a, B&& b) {

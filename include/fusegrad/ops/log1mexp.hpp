@@ -10,6 +10,7 @@
 
 #include <fusegrad/detail/elementwise_functor.hpp>
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 #include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
@@ -62,10 +63,10 @@ struct log1mexp_op {
   }
   // exp(x) in the numerator keeps the slope where it is subnormal (x below -709.8), where the reciprocal of
   // expm1(-x) would overflow to 0. -(0 - x) rather than x: -0 for both zeros, so that the slope at x = 0 is -inf, the
-  // limit from below, whichever zero.
+  // limit from below, whichever zero (negated: in every lane of a register too).
   static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) {
     using T = typename std::decay_t<decltype(x)>::Scalar;
-    return dy * math::exp(x) / math::expm1(-(T(0) - x));
+    return dy * math::exp(x) / math::expm1(detail::negated(T(0) - x));
   }
 };
 

@@ -2,11 +2,11 @@
 #pragma once
 
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/detail/vector_math.hpp>
-#include <fusegrad/ops/softplus.hpp>
 
 namespace fusegrad {
 
@@ -21,7 +21,14 @@ struct log_sigmoid_op {
   static constexpr std::string_view backward_name = "LogSigmoidBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
   static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
-  static auto value(const auto& x) { return -softplus_op::value(-x); }
+  // PyTorch's form: at x = +inf, +0 (the mirrored softplus would give -0).
+  static auto value(const auto& x) {
+    using T = typename std::decay_t<decltype(x)>::Scalar;
+    static_assert(std::is_floating_point_v<T>,
+                  "fusegrad::log_sigmoid: real scalars only (its overflow-free form uses |x| and min, which have no "
+                  "complex derivative)");
+    return x.min(T(0)) - math::log1p(math::exp(-x.abs()));
+  }
   static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * -math::expm1(y); }
 };
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 
 namespace fusegrad {
 
@@ -16,8 +17,8 @@ struct negate_op {
   static constexpr std::string_view name = "negate";
   static constexpr std::string_view backward_name = "NegBackward";
   static constexpr vjp_needs needs = vjp_needs::none;
-  static auto value(const auto& x) { return -x; }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return -dy; }
+  static auto value(const auto& x) { return detail::negated(x); }  // -(+0) is -0 in every lane
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& /*y*/) { return detail::negated(dy); }
 };
 
 /// Negation: y = -x.
