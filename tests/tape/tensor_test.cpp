@@ -65,12 +65,13 @@ TYPED_TEST(TensorTyped, ArangeCountsFromStartBelowStop) {
   expect_array_near(Tensor::arange(3, 0, -1).eigen(), {3, 2, 1});
   EXPECT_EQ(Tensor::arange(2, 2).numel(), 0u);  // start == stop: empty
   expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, 0); }, {"arange", "step"});
-  expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, -1); }, {"arange", "step"});
+  expect_error<fg::value_error>([] { (void)Tensor::arange(0, 5, -1); }, {"arange", "step", "stop 5, step -1"});
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   expect_error<fg::value_error>([&] { (void)Tensor::arange(0, nan); }, {"arange", "finite"});
-  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, 1, nan); }, {"arange", "finite"});
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, nan, 1e-9); }, {"arange", "finite", "step 1e-09"});
   expect_error<fg::value_error>([&] { (void)Tensor::arange(0, inf); }, {"arange", "finite"});
-  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, 1e20); }, {"arange", "more than a tensor holds"});
+  expect_error<fg::value_error>([&] { (void)Tensor::arange(0, 1e20); },
+                                {"arange", "1e+20 values", "more than a tensor holds", "larger step"});
 }
 
 // A shape whose element count overflows (or passes what any memory holds) is refused, not wrapped around to a small
@@ -95,6 +96,8 @@ TYPED_TEST(TensorTyped, LinspaceSpansBothEnds) {
   EXPECT_NEAR(double(tenths.eigen()[7]), -0.3, TestFixture::tolerance);
   expect_array_near(Tensor::linspace(2, 7, 1).eigen(), {2});
   EXPECT_EQ(Tensor::linspace(0, 1, 0).numel(), 0u);
+  expect_error<fg::value_error>([] { (void)Tensor::linspace(0, 1, std::numeric_limits<std::size_t>::max()); },
+                                {"fusegrad::Tensor::linspace", "18446744073709551615 steps", "ask for fewer"});
 }
 
 // zeros_like, ones_like, full_like: the other tensor's shape, new values, no gradient.
@@ -210,6 +213,10 @@ TYPED_TEST(TensorTyped, FromBlobSharesTheCallersMemory) {
   // An expression over borrowed memory reads it as it is now.
   const Tensor doubled = v * TypeParam(2);
   expect_array_near(doubled.eigen(), {20, 4, 6, 80});
+  // No memory behind a shape that holds values: refused when made, not a crash at the first read.
+  expect_error<fg::value_error>([] { (void)Tensor::from_blob(nullptr, {2}); },
+                                {"fusegrad::Tensor::from_blob", "null pointer", "(2)"});
+  EXPECT_EQ(Tensor::from_blob(nullptr, {0}).numel(), 0u);
 }
 
 // A sum that would defer its value computes it at recording when it reads caller memory, which its owner may write

@@ -266,7 +266,7 @@ class BasicTensor {
   [[noreturn]] static void throw_undefined() {
     throw value_error(
         "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
-        "read before any backward)");
+        "read before any backward); assign it a tensor first, or test defined()");
   }
   // The rules of in-place writes (tape/tensor_in_place.hpp); errors name `what`, the member called.
   Eigen::Map<detail::array_t<T>> written_in_place(const char* what);
@@ -277,7 +277,8 @@ class BasicTensor {
   static void check_count(std::size_t n, const Extents& e, const char* what) {
     if (n != e.size())
       throw shape_error(std::string(what) + ": " + std::to_string(n) + " values given for shape " + e.to_string() +
-                        ", which holds " + std::to_string(e.size()));
+                        ", which holds " + std::to_string(e.size()) + "; give extents whose product is " +
+                        std::to_string(n) + ", or as many values as the shape holds");
   }
   template <class F>
   static BasicTensor generate(const Extents& e, F&& next) {

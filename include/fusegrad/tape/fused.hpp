@@ -74,7 +74,10 @@ template <class E>
     for_each_leaf(expr, [&](const auto& leaf) {
       if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
         detail::tensor_impl<T>* impl = leaf.impl();
-        if (!impl) throw value_error("fusegrad: an undefined tensor was used in an operation");
+        if (!impl)
+          throw value_error(
+              "fusegrad: an undefined tensor (default-constructed, or a grad() read before any backward) was used in "
+              "an operation; assign it a tensor first, or test defined()");
         if (all.contains(impl)) return;
         all.push_back(impl);
         if constexpr (detail::fused_node<node_type>::deferrable) reads_caller_memory |= impl->storage->borrows();

@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/detail/random_numbers.hpp>
 #include <fusegrad/error.hpp>
 #include <fusegrad/shape/eigen_extents.hpp>
@@ -42,14 +43,18 @@ BasicTensor<T> BasicTensor<T>::full(const Extents& e, T value) {
 
 template <Scalar T>
 BasicTensor<T> BasicTensor<T>::arange(double start, double stop, double step) {
+  using detail::number_text;
+  const std::string given =
+      "start " + number_text(start) + ", stop " + number_text(stop) + ", step " + number_text(step);
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
-    throw value_error("fusegrad::Tensor::arange: start, stop and step must be finite, not " + std::to_string(start) +
-                      ", " + std::to_string(stop) + ", " + std::to_string(step));
+    throw value_error("fusegrad::Tensor::arange: start, stop and step must be finite, not " + given);
   if (step == 0.0 || (stop - start) / step < 0)
-    throw value_error("fusegrad::Tensor::arange: the step must move from start towards stop");
+    throw value_error("fusegrad::Tensor::arange: the step must move from start towards stop (" + given +
+                      "); give a step of the sign of stop - start");
   const double count = std::ceil((stop - start) / step);
   if (!(count <= double(Extents::max_size)))
-    throw value_error("fusegrad::Tensor::arange: " + std::to_string(count) + " values are more than a tensor holds");
+    throw value_error("fusegrad::Tensor::arange: " + number_text(count) + " values (" + given +
+                      ") are more than a tensor holds (2^59); take a larger step or a shorter range");
   const auto n = static_cast<std::size_t>(count);
   BasicTensor t = empty({n});
   for (std::size_t i = 0; i < n; ++i) t.impl_->storage->data[i] = T(start + double(i) * step);
@@ -63,6 +68,9 @@ BasicTensor<T> BasicTensor<T>::arange(double stop) {
 
 template <Scalar T>
 BasicTensor<T> BasicTensor<T>::linspace(double start, double end, std::size_t steps) {
+  if (steps > Extents::max_size)
+    throw value_error("fusegrad::Tensor::linspace: " + std::to_string(steps) +
+                      " steps are more than a tensor holds (2^59); ask for fewer");
   BasicTensor t = empty({steps});
   if (steps == 1) return full({1}, T(start));
   const double step = (end - start) / double(steps - 1);
@@ -149,6 +157,10 @@ BasicTensor<T> BasicTensor<T>::scalar(T value) {
 
 template <Scalar T>
 BasicTensor<T> BasicTensor<T>::from_blob(T* data, const Extents& e) {
+  if (data == nullptr && e.size() != 0)
+    throw value_error("fusegrad::Tensor::from_blob: a null pointer for shape " + e.to_string() + " of " +
+                      std::to_string(e.size()) + " values; pass the address of the values, or make the tensor with " +
+                      "Tensor::zeros(e)");
   return BasicTensor(detail::ref<impl_type>::make(e, storage_type::borrowing(data)));
 }
 
