@@ -139,6 +139,12 @@ TEST(Losses, BceWithLogitsKeepsTheDigitsOfConfidentRightLogits) {
   }
   const double slope = std::exp(-30.0) / (1.0 + std::exp(-30.0));
   EXPECT_NEAR(x.grad().at({3}), slope, 1e-12 * slope);
+  // The target's gradient is -x exactly, small logits too (PyTorch's is -x times the upstream gradient).
+  const fg::FloatTensor logits = fg::FloatTensor::from({1e-7f, 1e-4f, -2.5f, 36.0f});
+  fg::FloatTensor targets = fg::FloatTensor::full({4}, 0.5f).requires_grad_();
+  const fg::FloatTensor summed = nn::bce_with_logits_loss(logits, targets, nn::reduction::sum);
+  summed.backward();
+  for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(targets.grad().at({i}), -logits.at({i})) << "logit " << i;
 }
 TEST(Losses, NllMatchesPyTorch) {
   const auto nll = [](const auto& x, auto r) { return nn::nll_loss(x, classes, r); };

@@ -273,7 +273,7 @@ TEST(AxisReductionsByHand, FloatIndicesThrowPastTheIntegersFloatHolds) {
 }
 
 // Sums of float over chosen axes are taken in double, as PyTorch's cumsum is (its other sums are cascades of float):
-// a float total over 2^20 values of 0.1f came out 0.25 % off. Each expected figure is the exact sum of the float
+// a float total over 2^20 values of 0.1f would be 0.25 % off. Each expected figure is the exact sum of the float
 // inputs, computed in double.
 TEST(AxisReductionsByHand, FloatSumsOverAxesKeepTheirDigits) {
   constexpr std::size_t n = std::size_t(1) << 20;
@@ -290,6 +290,14 @@ TEST(AxisReductionsByHand, FloatSumsOverAxesKeepTheirDigits) {
   fg::Var<float, fg::Shape<4>> bias{0.0f, 0.0f, 0.0f, 0.0f};
   const auto [value, dbias] = fg::value_and_grad(fg::sum((data + bias) * data), bias);
   for (Eigen::Index j = 0; j < 4; ++j) EXPECT_NEAR(dbias[j], exact / 4, 0.01) << "column " << j;
+  // A taped op's one-element operand sums its gradient over the other's elements the same way.
+  const fg::FloatTensor y = fg::FloatTensor::from(tenths, {n});
+  for (const fg::Extents& scalar_shape : {fg::Extents{}, fg::Extents{1}}) {
+    fg::FloatTensor b = fg::FloatTensor::zeros(scalar_shape).requires_grad_();
+    const fg::FloatTensor loss = fg::sum(fg::taped(y + b) * y);
+    loss.backward();
+    EXPECT_NEAR(b.grad().eigen()[0], exact, 0.01) << "shape " << scalar_shape.to_string();
+  }
   // Running sums, both ways (the gradient runs from the other end).
   fg::FloatTensor x = fg::FloatTensor::from(tenths, {n}).requires_grad_();
   const fg::FloatTensor running = fg::cumsum(x, fg::axes<0>);

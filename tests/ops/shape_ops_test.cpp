@@ -303,7 +303,17 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
       [&] {
         (void)fg::Tensor(fg::reshape(x, {4294967296LL, 4294967296LL, -1}));
       },
-      {"fusegrad::reshape", "multiply to more than 576460752303423488 elements"});
+      {"fusegrad::reshape", "multiply to more than 2^59 elements"});
+  expect_error<shape_error>(
+      [&] {
+        (void)fg::Tensor(fg::reshape(x, {4294967296LL, 4294967296LL}));
+      },
+      {"fusegrad::reshape", "multiply to more than 2^59 elements"});
+  // No elements: extents whose product passes 2^59 before a 0 or a -1 are a shape all the same, as in PyTorch.
+  const fg::Tensor none = fg::Tensor::zeros({0});
+  const std::int64_t huge = std::int64_t(1) << 58;
+  EXPECT_EQ(fg::Tensor(fg::reshape(none, {4, huge, 0})).shape(), (Extents{4, std::size_t(huge), 0}));
+  EXPECT_EQ(fg::Tensor(fg::reshape(none, {4, huge, -1})).shape(), (Extents{4, std::size_t(huge), 0}));
   // A static slice of a tensor is checked at run time, and says what the run-time form says.
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::slice<2, 0, 1>(x)); },
                             {"fusegrad::slice", "axis 2 is out of range", "axes -2 to 1"});

@@ -282,6 +282,15 @@ TEST(VectorMath, SignedZerosDoNotDependOnPosition) {
         EXPECT_EQ(std::signbit(taped_negation.eigen()[at]), !std::signbit(zero))
             << "taped -(" << zero << ") at " << at << " of " << n;
       }
+      // A difference's gradient for its right side is -dy: -0 for an upstream +0, in every lane (PyTorch's too). (Over
+      // one value the node is a static sweep, whose gradients are added to +0: README, Limitations.)
+      if (n > 1) {
+        const fg::Tensor left = fg::Tensor::full({std::size_t(n)}, 1.0);
+        fg::Tensor right = fg::Tensor::full({std::size_t(n)}, 2.0).requires_grad_();
+        const fg::Tensor weighted = fg::sum(fg::taped(left - right) * fg::Tensor::zeros({std::size_t(n)}));
+        weighted.backward();
+        EXPECT_TRUE(std::signbit(right.grad().eigen()[at])) << "d(a - b)/db at " << at << " of " << n;
+      }
       Eigen::ArrayXd large = Eigen::ArrayXd::Constant(n, 2.0);
       large[at] = inf;
       const Eigen::ArrayXd log_sigmoid = fg::eval(fg::log_sigmoid(fg::Const<double, fg::Shape<fg::dyn>>(large)));

@@ -133,6 +133,9 @@ TEST(Join, MistakesAreClearErrors) {
   // PyTorch refuses a negative count, as here (its counts are signed: -1 is not a huge number of parts).
   expect_error<fg::value_error>([&] { (void)fg::chunk(a, -1, 1); }, {"fusegrad::chunk", "-1 chunks", "at least 1"});
   expect_error<fg::value_error>([&] { (void)fg::split(a, -1, 1); }, {"fusegrad::split", "part size of -1"});
+  // An empty axis gives one empty part per chunk: more parts than memory holds is fusegrad's memory_error.
+  expect_error<fg::memory_error>([] { (void)fg::chunk(fg::Tensor::zeros({0}), std::int64_t{1} << 62, 0); },
+                                 {"fusegrad::chunk", "4611686018427387904 empty parts", "fewer chunks"});
   // An empty vector beside a tensor of another rank is refused, where PyTorch skips it (a rule kept for old code);
   // empty vectors alone join.
   const fg::Tensor empty_vector = fg::Tensor::from(std::vector<double>{}, {0});

@@ -30,16 +30,17 @@
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
-// x twice in one expression: an lvalue as it is (a Var by reference, an expression by value);
-// a temporary copied once and moved once, so that the node never refers to a dead object.
-template <class X, class F>
-constexpr auto with_operand_twice(X&& x, F&& f) {
-  if constexpr (std::is_lvalue_reference_v<X>) {
-    return f(x, x);
-  } else {
-    std::remove_cvref_t<X> copy = x;
-    return f(std::move(copy), std::forward<X>(x));
+// x used N times in one expression, f(x, ..., x): an lvalue as it is (a Var by reference, an expression by value); a
+// temporary copied N - 1 times and moved once, so that no node refers to a dead object.
+template <std::size_t N, class X, class F>
+constexpr auto with_operand_uses(X&& x, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    if constexpr (std::is_lvalue_reference_v<X>)
+      return f(((void)I, x)..., x);
+    else
+      return f(std::remove_cvref_t<X>(((void)I, x))..., std::move(x));
   }
+  (std::make_index_sequence<N - 1>{});
 }
 }  // namespace fusegrad::detail
 
@@ -92,20 +93,24 @@ template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 }
 
 /// Binary cross-entropy of logits x against targets y in [0, 1] (PyTorch's binary_cross_entropy_with_logits, without
-/// weight or pos_weight): -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), computed as
-/// (1 - y) softplus(x) + y softplus(-x). Neither term overflows at logits of +-1000, and nothing cancels: a confident
-/// right logit (x = 36 for y = 1) gives softplus(-36) = 2.3e-16 to the last digit, where softplus(x) - x y gives 0.
-/// The gradient is sigmoid(x) - y.
+/// weight or pos_weight): -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))) = softplus(x) - x y, computed for each
+/// sign of x so that nothing cancels: softplus(-x) + x (1 - y) where x >= 0, softplus(x) - x y below. Neither overflows
+/// at logits of +-1000, and a confident right logit (x = 36 for y = 1) gives softplus(-36) = 2.3e-16 to the last digit,
+/// where softplus(x) - x y gives 0. The gradients are sigmoid(x) - y and, for the target, -x exactly.
 template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 [[nodiscard]] auto bce_with_logits_loss(X&& x, Y&& y, R r = {}) {
   detail::check_target(x, y, "bce_with_logits_loss", /*same_shape=*/true);
-  return fusegrad::detail::with_operand_twice(std::forward<X>(x), [&](auto&& a, auto&& b) {
-    return fusegrad::detail::with_operand_twice(std::forward<Y>(y), [&](auto&& u, auto&& v) {
-      return detail::reduce((1.0 - std::forward<decltype(u)>(u)) * softplus(std::forward<decltype(a)>(a)) +
-                                std::forward<decltype(v)>(v) * softplus(-std::forward<decltype(b)>(b)),
-                            r);
-    });
-  });
+  return fusegrad::detail::with_operand_uses<5>(
+      std::forward<X>(x), [&](auto&& x1, auto&& x2, auto&& x3, auto&& x4, auto&& x5) {
+        return fusegrad::detail::with_operand_uses<2>(std::forward<Y>(y), [&](auto&& y1, auto&& y2) {
+          auto at_or_above_zero = softplus(-std::forward<decltype(x2)>(x2)) +
+                                  std::forward<decltype(x3)>(x3) * (1.0 - std::forward<decltype(y1)>(y1));
+          auto below_zero = softplus(std::forward<decltype(x4)>(x4)) -
+                            std::forward<decltype(x5)>(x5) * std::forward<decltype(y2)>(y2);
+          return detail::reduce(
+              where(std::forward<decltype(x1)>(x1) >= 0.0, std::move(at_or_above_zero), std::move(below_zero)), r);
+        });
+      });
 }
 
 namespace detail {

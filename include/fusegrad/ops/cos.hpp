@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 #include <fusegrad/detail/vector_math.hpp>
 
 namespace fusegrad {
@@ -18,7 +19,7 @@ struct cos_op {
   static constexpr std::string_view backward_name = "CosBackward";
   static constexpr vjp_needs needs = vjp_needs::input;
   static auto value(const auto& x) { return math::cos(x); }
-  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return -dy * math::sin(x); }
+  static auto vjp(const auto& dy, const auto& x, const auto& /*y*/) { return detail::negated(dy) * math::sin(x); }
   // As sin_op's: the value with the slope dy/dx = -sin(x), from one argument reduction.
   template <class T>
   static constexpr bool value_with_slope = math::sin_cos_together_v<T>;

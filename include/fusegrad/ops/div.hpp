@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/reciprocal.hpp>
 
@@ -21,7 +22,9 @@ struct div_op {
   static constexpr vjp_needs needs = vjp_needs::input_and_output;
   static auto value(const auto& a, const auto& b) { return a / b; }
   static auto vjp_lhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& /*y*/) { return dy / b; }
-  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& y) { return -dy * y / b; }
+  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& b, const auto& y) {
+    return detail::negated(dy) * y / b;
+  }
 };
 
 namespace detail {

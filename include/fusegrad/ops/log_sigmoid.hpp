@@ -29,7 +29,11 @@ struct log_sigmoid_op {
                   "complex derivative)");
     return x.min(T(0)) - math::log1p(math::exp(-x.abs()));
   }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return dy * -math::expm1(y); }
+  // 0 - expm1(y), not -expm1(y): +0 at y = +0 (x = +inf) in every lane, as PyTorch's sigmoid(-x).
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) {
+    using T = typename std::decay_t<decltype(y)>::Scalar;
+    return dy * (T(0) - math::expm1(y));
+  }
 };
 
 /// Element-wise log(sigmoid(x)), finite for every finite x.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 
 namespace fusegrad {
 
@@ -18,7 +19,7 @@ struct reciprocal_op {
   static constexpr std::string_view backward_name = "ReciprocalBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
   static auto value(const auto& x) { return x.inverse(); }
-  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return -(dy * y) * y; }
+  static auto vjp(const auto& dy, const auto& /*x*/, const auto& y) { return detail::negated(dy * y) * y; }
 };
 
 /// Element-wise reciprocal: y = 1 / x.

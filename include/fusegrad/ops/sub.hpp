@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fusegrad/detail/make_node.hpp>
+#include <fusegrad/detail/negated.hpp>
 
 namespace fusegrad {
 
@@ -20,7 +21,9 @@ struct sub_op {
   static auto value(const auto& a, const auto& b) { return a - b; }
   // dy passes through by reference, not copied (add_op says why)
   static const auto& vjp_lhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return dy; }
-  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) { return -dy; }
+  static auto vjp_rhs(const auto& dy, const auto& /*a*/, const auto& /*b*/, const auto& /*y*/) {
+    return detail::negated(dy);
+  }
 };
 
 /// `a - b` with NumPy broadcasting; either side may be a plain number.

@@ -89,6 +89,9 @@ struct reshape_to_extents {
   [[nodiscard]] Extents extents(const Extents& x) const {
     std::array<std::size_t, Extents::max_rank> out{};
     std::size_t known = 1, inferred = no_axis;
+    // The given extents' product, held at Extents::max_size + 1 once it passes what any shape holds (no extent of 0
+    // among them): compared with x's size below, it cannot wrap around to a size that matches.
+    constexpr std::size_t too_many = Extents::max_size + 1;
     for (std::size_t r = 0; r < rank; ++r) {
       if (target[r] == -1 && inferred == no_axis) {
         inferred = r;
@@ -97,24 +100,23 @@ struct reshape_to_extents {
                           ": extents are at least 0, and one of them may be -1 (inferred)");
       } else {
         out[r] = static_cast<std::size_t>(target[r]);
-        if (out[r] != 0 && known > Extents::max_size / out[r])  // no shape holds that many: say so before it wraps
-          throw shape_error("fusegrad::reshape: shape " + x.to_string() + " (" + std::to_string(x.size()) +
-                            " elements) cannot be reshaped to " + target_text() +
-                            ": its extents multiply to more than " + std::to_string(Extents::max_size) + " elements");
-        known *= out[r];
+        known = out[r] == 0 ? 0 : known == 0 ? 0 : known > Extents::max_size / out[r] ? too_many : known * out[r];
+        known = known > Extents::max_size ? too_many : known;
       }
     }
+    const std::string cannot = "fusegrad::reshape: shape " + x.to_string() + " (" + std::to_string(x.size()) +
+                               " elements) cannot be reshaped to " + target_text();
     if (inferred != no_axis) {
       if (known == 0 || x.size() % known != 0)
-        throw shape_error("fusegrad::reshape: shape " + x.to_string() + " (" + std::to_string(x.size()) +
-                          " elements) cannot be reshaped to " + target_text() +
-                          (known == 0 ? ": the -1 extent is undetermined when another extent is 0"
-                                      : ": the other extents' product does not divide the number of elements"));
+        throw shape_error(cannot + (known == 0          ? ": the -1 extent is undetermined when another extent is 0"
+                                    : known == too_many ? ": the other extents multiply to more than 2^59 elements"
+                                                        : ": the other extents' product does not divide the number of "
+                                                          "elements"));
       out[inferred] = x.size() / known;
     } else if (known != x.size()) {
-      throw shape_error("fusegrad::reshape: shape " + x.to_string() + " has " + std::to_string(x.size()) +
-                        " elements, shape " + target_text() + " has " + std::to_string(known) +
-                        "; a reshape keeps the number of elements");
+      throw shape_error(cannot + (known == too_many ? ": its extents multiply to more than 2^59 elements"
+                                                    : ": it has " + std::to_string(known) +
+                                                          " elements; a reshape keeps the number of elements"));
     }
     return Extents(std::span<const std::size_t>(out.data(), rank));
   }

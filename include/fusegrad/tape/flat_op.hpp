@@ -10,6 +10,7 @@
 
 #include <fusegrad/concepts.hpp>
 #include <fusegrad/detail/buffer.hpp>
+#include <fusegrad/detail/carried_sum.hpp>
 #include <fusegrad/expr/binary_expr.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
@@ -265,8 +266,8 @@ struct flat_op {
         case layout::full:
           send(g, side.fresh, n, vjp);
           break;
-        case layout::uniform: {
-          const T total = vjp.sum();
+        case layout::uniform: {  // a float total is taken in double, as every sum of float (carried_sum.hpp)
+          const T total = T(vjp.template cast<carried_sum_t<T>>().sum());
           g[0] = side.fresh ? total : g[0] + total;
           break;
         }

@@ -2,8 +2,9 @@
 // graph's lock can do without locked instructions.
 #pragma once
 
-// FUSEGRAD_ALWAYS_ATOMIC, defined before the first include of fusegrad, keeps every count and lock atomic: for a
-// program whose threads glibc's flag does not see (below).
+// FUSEGRAD_ALWAYS_ATOMIC keeps every count and lock atomic, for a program whose threads glibc's flag does not see
+// (below). Define it for every translation unit (-DFUSEGRAD_ALWAYS_ATOMIC): single_threaded() is inline, and units
+// that disagree on it would break the one-definition rule.
 #if __has_include(<sys/single_threaded.h>) && !defined(FUSEGRAD_ALWAYS_ATOMIC)
 #include <sys/single_threaded.h>
 #define FUSEGRAD_KNOWS_SINGLE_THREADED 1
