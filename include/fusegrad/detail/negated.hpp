@@ -11,17 +11,15 @@ namespace fusegrad::detail {
 // and flips the sign everywhere, as PyTorch's negation does. Complex values keep unary minus: (-1) z would multiply
 // an infinite part by 0.
 template <class X>
-concept real_eigen_expression = requires {
-  typename X::Scalar;
-}
-&&std::is_floating_point_v<typename X::Scalar>;
-
-template <class X>
 auto negated(const X& x) {
-  if constexpr (real_eigen_expression<X>)
-    return x * typename X::Scalar(-1);
-  else
-    return -x;  // a number, or complex values
+  if constexpr (requires { typename X::Scalar; }) {
+    if constexpr (std::is_floating_point_v<typename X::Scalar>)
+      return x * typename X::Scalar(-1);
+    else
+      return -x;  // complex values
+  } else {
+    return -x;  // a number
+  }
 }
 
 }  // namespace fusegrad::detail

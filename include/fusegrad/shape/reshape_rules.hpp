@@ -100,8 +100,7 @@ struct reshape_to_extents {
                           ": extents are at least 0, and one of them may be -1 (inferred)");
       } else {
         out[r] = static_cast<std::size_t>(target[r]);
-        known = out[r] == 0 ? 0 : known == 0 ? 0 : known > Extents::max_size / out[r] ? too_many : known * out[r];
-        known = known > Extents::max_size ? too_many : known;
+        known = out[r] == 0 || known == 0 ? 0 : known > Extents::max_size / out[r] ? too_many : known * out[r];
       }
     }
     const std::string cannot = "fusegrad::reshape: shape " + x.to_string() + " (" + std::to_string(x.size()) +
