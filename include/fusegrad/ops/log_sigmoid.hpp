@@ -20,7 +20,7 @@ struct log_sigmoid_op {
   static constexpr std::string_view name = "log_sigmoid";
   static constexpr std::string_view backward_name = "LogSigmoidBackward";
   static constexpr vjp_needs needs = vjp_needs::output;
-  static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and max
+  static constexpr bool analytic = false;  // real only: its overflow-free form uses |x| and min
   // PyTorch's form: at x = +inf, +0 (the mirrored softplus would give -0).
   static auto value(const auto& x) {
     using T = typename std::decay_t<decltype(x)>::Scalar;

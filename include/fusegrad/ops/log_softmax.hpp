@@ -57,10 +57,9 @@ struct log_softmax_op {
     detail::small_buffer<C> sums(kept.size(), C(0));
     detail::for_each_reduced_element(in.extents[0], kept,
                                      [&](std::size_t i, std::size_t g) { sums[g] += C(exp(x[i] - shift[g])); });
-    detail::small_buffer<T> log_sums(kept.size());
-    for (std::size_t g = 0; g < kept.size(); ++g) log_sums[g] = T(log(sums[g]));
+    for (std::size_t g = 0; g < kept.size(); ++g) sums[g] = log(sums[g]);
     detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { y[i] = (x[i] - shift[g]) - log_sums[g]; });
+                                     [&](std::size_t i, std::size_t g) { y[i] = (x[i] - shift[g]) - T(sums[g]); });
   }
   template <std::size_t I, class T>
   static void vjp(T* dx, const T* dy, const operands<T, 1>& in, const T* y) {
@@ -69,10 +68,8 @@ struct log_softmax_op {
     using C = detail::carried_sum_t<T>;  // double for float
     detail::small_buffer<C> sums(kept.size(), C(0));
     detail::for_each_reduced_element(in.extents[0], kept, [&](std::size_t i, std::size_t g) { sums[g] += C(dy[i]); });
-    detail::small_buffer<T> totals(kept.size());
-    for (std::size_t g = 0; g < kept.size(); ++g) totals[g] = T(sums[g]);
     detail::for_each_reduced_element(in.extents[0], kept,
-                                     [&](std::size_t i, std::size_t g) { dx[i] = dy[i] - exp(y[i]) * totals[g]; });
+                                     [&](std::size_t i, std::size_t g) { dx[i] = dy[i] - exp(y[i]) * T(sums[g]); });
   }
 };
 

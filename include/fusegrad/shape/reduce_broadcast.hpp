@@ -53,29 +53,27 @@ template <class T>
 void reduce_broadcast_into(T* target_grad, const T* grad, const Extents& grad_extents, const Extents& target) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
   const detail::axis_runs layout(target, grad_extents, "fusegrad::reduce_broadcast");
+  // Adds every chunk into `sums`, laid out as the target, in C (cast<T> of T's values is the values themselves).
+  const auto add_chunks = [&]<class C>(C* sums) {
+    detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
+      const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
+      if (broadcast)
+        sums[small] += chunk.template cast<C>().sum();
+      else
+        Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>(sums + small, static_cast<Eigen::Index>(n)) +=
+            chunk.template cast<C>();
+    });
+  };
   if constexpr (detail::carries_sums_v<T>) {
     if (target.size() != grad_extents.size()) {
       using C = detail::carried_sum_t<T>;
       detail::small_buffer<C> sums(target.size(), C(0));
-      detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
-        const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
-        if (broadcast)
-          sums[small] += chunk.template cast<C>().sum();
-        else
-          Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>(sums.data() + small, static_cast<Eigen::Index>(n)) +=
-              chunk.template cast<C>();
-      });
+      add_chunks(sums.data());
       for (std::size_t i = 0; i < target.size(); ++i) target_grad[i] += T(sums[i]);
       return;
     }
   }
-  detail::for_each_broadcast_chunk(layout, [&](std::size_t big, std::size_t small, std::size_t n, bool broadcast) {
-    const Eigen::Map<const Vec> chunk(grad + big, static_cast<Eigen::Index>(n));
-    if (broadcast)
-      target_grad[small] += chunk.sum();
-    else
-      Eigen::Map<Vec>(target_grad + small, static_cast<Eigen::Index>(n)) += chunk;
-  });
+  add_chunks(target_grad);
 }
 
 /// The gradient of an operand that was broadcast from `target` to `grad_extents`:

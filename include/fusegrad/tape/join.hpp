@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <new>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -214,14 +215,13 @@ template <Scalar T>
   const Extents& e = t.shape();
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::chunk")];
   if (extent == 0) {
-    // One tensor handle per part: more than memory holds is a memory_error, not the standard library's.
-    if (chunks > std::vector<BasicTensor<T>>().max_size() / 2)
-      throw memory_error("fusegrad::chunk: " + std::to_string(chunks) +
-                         " empty parts of an axis of extent 0 are more " + "than memory holds; ask for fewer chunks");
-    std::vector<std::size_t> empty_parts;
+    // One part per chunk: more than memory holds is a memory_error, not the standard library's.
     try {
-      empty_parts.assign(chunks, 0);
+      const std::vector<std::size_t> empty_parts(chunks, 0);
       return split(t, std::span<const std::size_t>(empty_parts), axis);
+    } catch (const std::length_error&) {
+      throw memory_error("fusegrad::chunk: no memory for " + std::to_string(chunks) +
+                         " empty parts of an axis of extent 0; ask for fewer chunks");
     } catch (const std::bad_alloc&) {
       throw memory_error("fusegrad::chunk: no memory for " + std::to_string(chunks) +
                          " empty parts of an axis of extent 0; ask for fewer chunks");
