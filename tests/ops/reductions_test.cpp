@@ -226,6 +226,29 @@ TEST(SumOfAChain, FloatSumsKeepTheirDigits) {
   EXPECT_NEAR(fg::FloatTensor(fg::sum(fg::FloatTensor::from(values))).item(), exact, 0.02);
 }
 
+// A one-value operand's gradient below a uniform factor (a number, another one-value operand, a scaled upstream) sums
+// the rest of each term and multiplies by the factor once: dw of sum(c * (w * x)) over the integers 1 to n is c times
+// their sum, rounded once, in both layers. Adding up c * x rounds every term, and misses it by an ulp for some c and n.
+TEST(SumOfAChain, AUniformFactorMultipliesTheSumOnce) {
+  for (const double c : {0.1, 1.0 / 3, 0.7}) {
+    for (const Eigen::Index n : {64, 1000, 4099}) {
+      SCOPED_TRACE(testing::Message() << "c = " << c << ", n = " << n);
+      const Eigen::ArrayXd values = Eigen::ArrayXd::LinSpaced(n, 1.0, double(n));
+      const double want = c * (double(n) * double(n + 1) / 2);  // the sum of 1 to n is exact
+      const fg::Const<double, fg::Shape<fg::dyn>> x(values);
+      fg::Var<double, fg::Shape<>> w(2.0), var_c(c);
+      EXPECT_EQ(std::get<1>(fg::value_and_grad(fg::sum(c * (w * x)), w)), want);
+      EXPECT_EQ(std::get<1>(fg::value_and_grad(fg::sum(var_c * (w * x)), w)), want);
+      EXPECT_EQ(std::get<1>(fg::value_and_grad(fg::sum(w * x) * c, w)), want);
+      const fg::ConstTensor xt(fg::Tensor::from(values));
+      fg::ScalarTensor wt(2.0);
+      wt.requires_grad_();
+      fg::Tensor(fg::sum(c * (wt * xt))).backward();
+      EXPECT_EQ(wt.grad().item(), want);
+    }
+  }
+}
+
 TEST(ReductionErrors, MaxOfAnEmptyArrayIsAValueError) {
   fg::Var<double, fg::Shape<fg::dyn>> x(Extents{0});
   fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::max(x)); }, {"fusegrad::max", "empty"});

@@ -151,16 +151,23 @@ class segment_access {
   // An upstream that is itself one value repeated (what `log(sigma)` receives in `sum(square(y - mu) - log(sigma))`)
   // is the same in every block: frames write it to `repeated` instead, which no block reads, and fold() multiplies it
   // by the segment's length. The loop then carries no accumulator for it.
-  // Blocks shorter than the lanes (a segment's last elements) add their sum to `rest`: the lanes are only ever
-  // touched whole, since g++ may keep an accumulator that is also touched lane by lane in memory, in every block.
+  // Blocks shorter than the lanes (a segment's last elements) add their sum to `rest`: the lanes are only ever touched
+  // whole, since g++ may keep an accumulator that is also touched lane by lane in memory, in every block.
+  // A gradient with a uniform factor, u x (the lanes of mu in `sum(square(y - mu) / 2)` receive (dy / 2) 2 (y - mu)
+  // (-1)), adds up x alone, a shorter block's to `factored_rest`; fold() multiplies that sum by u (`factor`) once.
   struct lanes {
+    static constexpr bool has_lanes = true;
     static constexpr int length = int(repeat_length);
     Eigen::Array<T, length, 1> sum = zero_block<Eigen::Array<T, length, 1>>();
+    T factor = T(1);
+    T factored_rest = T(0);
     T rest = T(0);
     T repeated = T(0);
     [[no_unique_address]] carry_for_t<T> carried{};  // float lanes pass their sums on to a double (carried_sum.hpp)
   };
-  struct no_lanes {};
+  struct no_lanes {
+    static constexpr bool has_lanes = false;
+  };
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
   // What a sweep state over this access carries through its segment loop: the lanes, unless its node takes no
   // gradient (a Const, or a sub-tree over Consts), whose parents' frames pass it none.
@@ -181,7 +188,7 @@ class segment_access {
     if (wants_lanes()) {
       // The length as a signed count (below 2^59, Extents::max_size), which x86-64 converts in one instruction.
       const auto length = static_cast<Eigen::Index>(segment_length());
-      const T total = l.carried.total(l.sum) + l.rest + l.repeated * T(length);
+      const T total = (l.carried.total(l.sum) + l.factored_rest) * l.factor + l.rest + l.repeated * T(length);
       if constexpr (overwrites_grad)
         target_grad_[0] = total;
       else

@@ -60,6 +60,50 @@ template <class Op, class X, class Y>
 inline constexpr bool is_uniform_expression_v<Eigen::CwiseBinaryOp<Op, X, Y>> =
     is_uniform_expression_v<std::remove_cv_t<X>>&& is_uniform_expression_v<std::remove_cv_t<Y>>;
 
+// has_uniform_factor_v<D>: D is a product of real values in which some factor is uniform and the whole is not, such
+// as a scalar's gradient below a scaled upstream: (2 dy) z, or (dy r) (-1). The lanes that sum a single value's
+// gradient then add up the rest of the product (factored_core) and multiply by the uniform factors (uniform_factor)
+// once, after the loop (add_to_lanes); a node that hands D to both its operands evaluates only the rest. The total
+// is then u times a sum, rounded once, not a sum of rounded products; at an infinite u it is +-inf where the sum of
+// products would be NaN (the README's limitations).
+template <class D>
+inline constexpr bool has_uniform_factor_v = false;
+template <class S, class L, class R>
+constexpr bool product_has_uniform_factor() {
+  constexpr bool lhs_uniform = is_uniform_expression_v<L>, rhs_uniform = is_uniform_expression_v<R>;
+  if constexpr (!std::is_floating_point_v<S> || (lhs_uniform && rhs_uniform))
+    return false;
+  else
+    return lhs_uniform || rhs_uniform || has_uniform_factor_v<L> || has_uniform_factor_v<R>;
+}
+template <class S, class L, class R>
+inline constexpr bool has_uniform_factor_v<Eigen::CwiseBinaryOp<Eigen::internal::scalar_product_op<S, S>, L, R>> =
+    product_has_uniform_factor<S, std::remove_cv_t<L>, std::remove_cv_t<R>>();
+
+// D without its uniform factors, and their product.
+template <class D>
+[[gnu::always_inline]] inline decltype(auto) factored_core(const D& d) {
+  if constexpr (!has_uniform_factor_v<D>)
+    return (d);
+  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.lhs())>>)
+    return factored_core(d.rhs());
+  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.rhs())>>)
+    return factored_core(d.lhs());
+  else
+    return factored_core(d.lhs()) * factored_core(d.rhs());
+}
+template <class D>
+[[gnu::always_inline]] inline typename D::Scalar uniform_factor(const D& d) {
+  if constexpr (!has_uniform_factor_v<D>)
+    return typename D::Scalar(1);
+  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.lhs())>>)
+    return d.lhs().coeff(0) * uniform_factor(d.rhs());
+  else if constexpr (is_uniform_expression_v<std::remove_cvref_t<decltype(d.rhs())>>)
+    return uniform_factor(d.lhs()) * d.rhs().coeff(0);
+  else
+    return uniform_factor(d.lhs()) * uniform_factor(d.rhs());
+}
+
 // is_negation_v<D>: D is -x, an Eigen negation (sub's gradient of its right operand). Added to an
 // accumulator, x is subtracted instead (add_gradient): acc - a * b is then one fused multiply-subtract,
 // where acc + -(a * b) takes a negation and an addition besides the product.

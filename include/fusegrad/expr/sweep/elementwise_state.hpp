@@ -21,6 +21,7 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   using operand_state = sweep_state<node_t<X>, Segment>;
   operand_state x;
   struct registers {
+    static constexpr bool has_lanes = operand_state::registers::has_lanes;
     typename operand_state::registers x;
   };
 
@@ -89,6 +90,7 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   lhs_state lhs;
   rhs_state rhs;
   struct registers {
+    static constexpr bool has_lanes = lhs_state::registers::has_lanes || rhs_state::registers::has_lanes;
     typename lhs_state::registers lhs;
     typename rhs_state::registers rhs;
   };
@@ -147,7 +149,17 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
 
     template <class D>
     void backward(const D& dy, registers& r) {
-      if constexpr (grad_lhs && grad_rhs && !is_evaluated_v<D>) {
+      if constexpr (grad_lhs && grad_rhs && has_uniform_factor_v<D> && registers::has_lanes) {
+        // Both sides read it: evaluate once what is not uniform, and keep the uniform factor apart, so that the lanes
+        // below (a single value's gradient) take it out of the loop (add_to_lanes).
+        const auto u = uniform_factor(dy);
+        if constexpr (is_evaluated_v<std::remove_cvref_t<decltype(factored_core(dy))>>) {
+          propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), u) * factored_core(dy), r);
+        } else {
+          const block_t<value_type, N> shared = factored_core(dy);
+          propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), u) * shared, r);
+        }
+      } else if constexpr (grad_lhs && grad_rhs && !is_evaluated_v<D>) {
         const block_t<value_type, N> shared = dy;  // both sides read it: evaluate once
         propagate(shared, r);
       } else {

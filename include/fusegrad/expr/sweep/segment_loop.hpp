@@ -164,14 +164,24 @@ static_assert(FoldingConsumer<sum_values<double>>, "sum_values must fold its lan
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
 // as the lanes is added to them element by element; a shorter block's sum goes to `rest`. A gradient that is one value
 // repeated is the same in every block: it is written to `repeated`, which fold() multiplies
-// by the segment's length, and no accumulator carries it through the loop.
+// by the segment's length, and no accumulator carries it through the loop. Of a gradient with a uniform factor, u x,
+// the lanes add x (a shorter block to `factored_rest`), and fold() multiplies their sum by u (`factor`): the same
+// value in every block, so it leaves the loop.
 template <int N, class Lanes, class D>
 void add_to_lanes(Lanes& lanes, const D& dy) {
   if constexpr (is_uniform_expression_v<D>) {
     lanes.repeated = dy.coeff(0);
   } else if constexpr (N == Lanes::length) {
-    add_gradient(lanes.sum, dy);
+    if constexpr (has_uniform_factor_v<D>) {
+      lanes.factor = uniform_factor(dy);
+      add_gradient(lanes.sum, factored_core(dy));
+    } else {
+      add_gradient(lanes.sum, dy);
+    }
     lanes.carried.count(lanes.sum);
+  } else if constexpr (has_uniform_factor_v<D>) {
+    lanes.factor = uniform_factor(dy);
+    lanes.factored_rest += factored_core(dy).sum();
   } else {
     lanes.rest += dy.sum();
   }
