@@ -156,7 +156,9 @@ class segment_access {
   // A gradient with a uniform factor, u x (the lanes of mu in `sum(square(y - mu) / 2)` receive (dy / 2) 2 (y - mu)
   // (-1)), adds up x alone, a shorter block's to `factored_rest`; fold() multiplies that sum by u (`factor`) once.
   struct lanes {
-    static constexpr bool has_lanes = true;
+    // Whether a uniform factor of the gradient may reach the lanes unevaluated: for a leaf one value at compile time.
+    // One that repeats only at run time also writes each block's gradient to memory, so it evaluates the block first.
+    static constexpr bool takes_factor_out = uniform;
     static constexpr int length = int(repeat_length);
     Eigen::Array<T, length, 1> sum = zero_block<Eigen::Array<T, length, 1>>();
     T factor = T(1);
@@ -166,7 +168,7 @@ class segment_access {
     [[no_unique_address]] carry_for_t<T> carried{};  // float lanes pass their sums on to a double (carried_sum.hpp)
   };
   struct no_lanes {
-    static constexpr bool has_lanes = false;
+    static constexpr bool takes_factor_out = false;
   };
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
   // What a sweep state over this access carries through its segment loop: the lanes, unless its node takes no

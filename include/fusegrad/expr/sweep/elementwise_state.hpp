@@ -21,7 +21,7 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   using operand_state = sweep_state<node_t<X>, Segment>;
   operand_state x;
   struct registers {
-    static constexpr bool has_lanes = operand_state::registers::has_lanes;
+    static constexpr bool takes_factor_out = operand_state::registers::takes_factor_out;
     typename operand_state::registers x;
   };
 
@@ -90,7 +90,8 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   lhs_state lhs;
   rhs_state rhs;
   struct registers {
-    static constexpr bool has_lanes = lhs_state::registers::has_lanes || rhs_state::registers::has_lanes;
+    static constexpr bool takes_factor_out =
+        lhs_state::registers::takes_factor_out || rhs_state::registers::takes_factor_out;
     typename lhs_state::registers lhs;
     typename rhs_state::registers rhs;
   };
@@ -149,7 +150,7 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
 
     template <class D>
     void backward(const D& dy, registers& r) {
-      if constexpr (grad_lhs && grad_rhs && has_uniform_factor_v<D> && registers::has_lanes) {
+      if constexpr (grad_lhs && grad_rhs && has_uniform_factor_v<D> && registers::takes_factor_out) {
         // Both sides read it: evaluate once what is not uniform, and keep the uniform factor apart, so that the lanes
         // below (a single value's gradient) take it out of the loop (add_to_lanes).
         const auto u = uniform_factor(dy);
