@@ -249,6 +249,26 @@ TEST(SumOfAChain, AUniformFactorMultipliesTheSumOnce) {
   }
 }
 
+// Only one-value operands take the uniform factor out of their sum. A vector operand beside them in the same product
+// gets its gradient in the order its VJPs are written: dx of 1e200 * sum(z * ((w * x) * 1e200)) is 1e200 * 1e200 * z,
+// each product finite, where multiplying the two factors first overflows.
+TEST(SumOfAChain, AVectorOperandKeepsTheOrderOfItsProducts) {
+  const Eigen::ArrayXd zs{{1e-300, 2e-300, -3e-300}};
+  fg::Var<double, fg::Shape<fg::dyn>> x(Eigen::ArrayXd{{1.0, 2.0, 3.0}});
+  const fg::Const<double, fg::Shape<fg::dyn>> z(zs);
+  fg::Var<double, fg::Shape<>> w(1.0), c(1e200);
+  const auto [value, dx, dw] = fg::value_and_grad(fg::sum(z * ((w * x) * c)) * 1e200, x, w);
+  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(dx[i], 1e200 * (1e200 * zs[i]));
+  EXPECT_DOUBLE_EQ(dw, -4e100);
+  const fg::ConstTensor zt(fg::Tensor::from(zs));
+  fg::Tensor xt = fg::Tensor::from(Eigen::ArrayXd{{1.0, 2.0, 3.0}}).requires_grad_();
+  fg::ScalarTensor wt(1.0), ct(1e200);
+  wt.requires_grad_();
+  fg::Tensor(fg::sum(zt * ((wt * xt) * ct)) * 1e200).backward();
+  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(xt.grad().eigen()[i], 1e200 * (1e200 * zs[i]));
+  EXPECT_DOUBLE_EQ(wt.grad().item(), -4e100);
+}
+
 TEST(ReductionErrors, MaxOfAnEmptyArrayIsAValueError) {
   fg::Var<double, fg::Shape<fg::dyn>> x(Extents{0});
   fg::test::expect_error<fg::value_error>([&] { (void)fg::eval(fg::max(x)); }, {"fusegrad::max", "empty"});

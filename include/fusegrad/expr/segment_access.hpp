@@ -36,6 +36,11 @@ enum class access_mode { stream, repeat, broadcast };
 // the segment's reverse loop reaches once per element per sweep: written over, it needs no zero fill first.
 enum class grad_write { add, overwrite };
 
+// Where the gradients that reach a node end up: nowhere (no operand below takes one), only in one-value lanes (every
+// leaf below that takes one is one value at compile time, so a uniform factor of the gradient can leave the loop:
+// add_to_lanes), or, for some, in memory block by block. Ordered, so that a node's target is its operands' largest.
+enum class gradient_target { none, lanes, memory };
+
 template <class T, ShapeLike LeafShape, ShapeLike SegmentShape, grad_write Write = grad_write::add>
 class segment_access {
   static constexpr std::size_t leaf_size = static_size_v<LeafShape>;
@@ -156,9 +161,6 @@ class segment_access {
   // A gradient with a uniform factor, u x (the lanes of mu in `sum(square(y - mu) / 2)` receive (dy / 2) 2 (y - mu)
   // (-1)), adds up x alone, a shorter block's to `factored_rest`; fold() multiplies that sum by u (`factor`) once.
   struct lanes {
-    // Whether a uniform factor of the gradient may reach the lanes unevaluated: for a leaf one value at compile time.
-    // One that repeats only at run time also writes each block's gradient to memory, so it evaluates the block first.
-    static constexpr bool takes_factor_out = uniform;
     static constexpr int length = int(repeat_length);
     Eigen::Array<T, length, 1> sum = zero_block<Eigen::Array<T, length, 1>>();
     T factor = T(1);
@@ -167,14 +169,17 @@ class segment_access {
     T repeated = T(0);
     [[no_unique_address]] carry_for_t<T> carried{};  // float lanes pass their sums on to a double (carried_sum.hpp)
   };
-  struct no_lanes {
-    static constexpr bool takes_factor_out = false;
-  };
+  struct no_lanes {};
   using lanes_type = std::conditional_t<may_repeat, lanes, no_lanes>;
   // What a sweep state over this access carries through its segment loop: the lanes, unless its node takes no
   // gradient (a Const, or a sub-tree over Consts), whose parents' frames pass it none.
   template <bool TakesGrad>
   using registers_for = std::conditional_t<TakesGrad, lanes_type, no_lanes>;
+  // Where the gradient of a sweep state over this access ends up (gradient_target).
+  template <bool TakesGrad>
+  static constexpr gradient_target target_for = !TakesGrad ? gradient_target::none
+                                                : uniform  ? gradient_target::lanes
+                                                           : gradient_target::memory;
 
   // Whether the lanes are this leaf's gradient: it repeats and its gradient is asked for.
   // (Frames may add to the lanes regardless; fold() drops them otherwise.)

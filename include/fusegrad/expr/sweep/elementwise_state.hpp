@@ -1,6 +1,7 @@
 // expr/sweep/elementwise_state.hpp -- unary and binary element-wise nodes, fused into their segment's loop.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -21,9 +22,9 @@ struct sweep_state<unary_expr<Op, X>, Segment, sweep_role::fused> {
   using operand_state = sweep_state<node_t<X>, Segment>;
   operand_state x;
   struct registers {
-    static constexpr bool takes_factor_out = operand_state::registers::takes_factor_out;
     typename operand_state::registers x;
   };
+  static constexpr gradient_target grad_target = operand_state::grad_target;
 
   // Always inlined, as the leaves' are: a one-element graph is swept in its caller (grad.hpp), where the compiler then
   // sees which leaf is which var and routes each gradient without comparing addresses.
@@ -90,11 +91,10 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
   lhs_state lhs;
   rhs_state rhs;
   struct registers {
-    static constexpr bool takes_factor_out =
-        lhs_state::registers::takes_factor_out || rhs_state::registers::takes_factor_out;
     typename lhs_state::registers lhs;
     typename rhs_state::registers rhs;
   };
+  static constexpr gradient_target grad_target = std::max(lhs_state::grad_target, rhs_state::grad_target);
 
   template <class Sinks>  // always inlined, as the unary node's
   [[gnu::always_inline]] sweep_state(const node& e, const Extents& segment, Sinks& sinks)
@@ -150,9 +150,10 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
 
     template <class D>
     void backward(const D& dy, registers& r) {
-      if constexpr (grad_lhs && grad_rhs && has_uniform_factor_v<D> && registers::takes_factor_out) {
+      if constexpr (grad_lhs && grad_rhs && has_uniform_factor_v<D> && grad_target == gradient_target::lanes) {
         // Both sides read it: evaluate once what is not uniform, and keep the uniform factor apart, so that the lanes
-        // below (a single value's gradient) take it out of the loop (add_to_lanes).
+        // below (one-value operands' gradients, and nothing else) take it out of the loop (add_to_lanes). A gradient
+        // that also goes to memory is evaluated as written, so that no element's product is formed in another order.
         const auto u = uniform_factor(dy);
         if constexpr (is_evaluated_v<std::remove_cvref_t<decltype(factored_core(dy))>>) {
           propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), u) * factored_core(dy), r);

@@ -22,6 +22,7 @@ struct sweep_state<E, Segment, sweep_role::hoisted> {
   storage_t<value_type, static_shape> grad;
   using access_type = segment_access<value_type, static_shape, Segment>;
   using registers = typename access_type::template registers_for<E::takes_grad>;
+  static constexpr gradient_target grad_target = access_type::template target_for<E::takes_grad>;
   access_type access;
   sweep_state<E, static_shape> inner;
   segment_access<value_type, static_shape, static_shape> upstream;

@@ -96,6 +96,7 @@ struct sweep_state<E, Segment, sweep_role::leaf> {
   using access_type = segment_access<value_type, typename E::static_shape, Segment>;
   // A leaf that takes no gradient (a Const) is passed none (its parents' frames skip it): no lanes to carry.
   using registers = typename access_type::template registers_for<E::takes_grad>;
+  static constexpr gradient_target grad_target = access_type::template target_for<E::takes_grad>;
   access_type access;
 
   // Always inlined: a few stores per leaf, which a call would double for a one-element tape node.

@@ -181,6 +181,7 @@ struct sweep_state<E, Segment, sweep_role::materialized> {
   using access_type = segment_access<value_type, static_shape, Segment, grad_write::overwrite>;
   using saved_type = typename saved_for_backward<Op, value_type>::type;
   using registers = typename access_type::template registers_for<E::takes_grad>;
+  static constexpr gradient_target grad_target = access_type::template target_for<E::takes_grad>;
   access_type access;
 
   template <class Sinks>

@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/expr/segment_access.hpp>
 #include <fusegrad/expr/storage.hpp>
 #include <fusegrad/expr/sweep/block_values.hpp>
 
@@ -50,12 +51,11 @@ struct sweep_state;
 //
 // A node's state for one sweep: made from the node, the segment's extents and the sinks (where leaf gradients go).
 // forward() computes what must exist before the loop (the values of materialised and hoisted nodes); the loop's
-// register accumulators (`registers`: the lanes of leaves that repeat over the segment, one member per operand, and
-// `takes_factor_out`, whether some are one value at compile time and take a uniform factor out of the loop) live on the
-// loop's stack and come back through fold(r) after it; finish() then sends the gradients collected in memory on (to a
-// leaf's sink, into a materialised node's operands). unreached() says that the loop passed the node no gradient at all
-// (an operand of a comparison): where the loop would have written a gradient over (grad_write::overwrite), zeros are
-// written instead, so that finish() sends zeros on.
+// register accumulators (`registers`: the lanes of leaves that repeat over the segment, one member per operand) live on
+// the loop's stack and come back through fold(r) after it; finish() then sends the gradients collected in memory on (to
+// a leaf's sink, into a materialised node's operands). unreached() says that the loop passed the node no gradient at
+// all (an operand of a comparison): where the loop would have written a gradient over (grad_write::overwrite), zeros
+// are written instead, so that finish() sends zeros on.
 // `frame<N, Keep, Known>` is the frame type for blocks of N elements (block_length, a static
 // size's remainder, or 1 for the last elements of a run-time size): Keep asks it to store its value (a parent reads it
 // twice), Known to read its value from memory given to it instead of computing it.
@@ -63,7 +63,7 @@ template <class S>
 concept SweepState = requires(S& state, const typename S::registers& r) {
   typename S::value_type;
   typename S::registers;
-  { S::registers::takes_factor_out } -> std::convertible_to<bool>;
+  { S::grad_target } -> std::convertible_to<gradient_target>;
   typename S::template frame<1, false>;
   state.forward();
   state.fold(r);
