@@ -228,7 +228,8 @@ TEST(SumOfAChain, FloatSumsKeepTheirDigits) {
 
 // A one-value operand's gradient below a uniform factor (a number, another one-value operand, a scaled upstream) sums
 // the rest of each term and multiplies by the factor once: dw of sum(c * (w * x)) over the integers 1 to n is c times
-// their sum, rounded once, in both layers. Adding up c * x rounds every term, and misses it by an ulp for some c and n.
+// their sum, rounded once, in both layers. Summing the products c * x term by term, as PyTorch does, misses it by an ulp
+// for some c and n.
 TEST(SumOfAChain, AUniformFactorMultipliesTheSumOnce) {
   for (const double c : {0.1, 1.0 / 3, 0.7}) {
     for (const Eigen::Index n : {64, 1000, 4099}) {
@@ -250,22 +251,23 @@ TEST(SumOfAChain, AUniformFactorMultipliesTheSumOnce) {
 }
 
 // Only one-value operands take the uniform factor out of their sum. A vector operand beside them in the same product
-// gets its gradient in the order its VJPs are written: dx of 1e200 * sum(z * ((w * x) * 1e200)) is 1e200 * 1e200 * z,
-// each product finite, where multiplying the two factors first overflows.
+// gets its gradient in the order its VJPs are written: dx of 1e200 * sum(z * ((w * x) * 1e200)) for z = (1, 2, -3)
+// 1e-300 is (1, 2, -3) 1e100, each product finite, where multiplying the two factors first overflows.
 TEST(SumOfAChain, AVectorOperandKeepsTheOrderOfItsProducts) {
   const Eigen::ArrayXd zs{{1e-300, 2e-300, -3e-300}};
   fg::Var<double, fg::Shape<fg::dyn>> x(Eigen::ArrayXd{{1.0, 2.0, 3.0}});
   const fg::Const<double, fg::Shape<fg::dyn>> z(zs);
   fg::Var<double, fg::Shape<>> w(1.0), c(1e200);
   const auto [value, dx, dw] = fg::value_and_grad(fg::sum(z * ((w * x) * c)) * 1e200, x, w);
-  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(dx[i], 1e200 * (1e200 * zs[i]));
+  const Eigen::ArrayXd want{{1e100, 2e100, -3e100}};
+  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(dx[i], want[i]);
   EXPECT_DOUBLE_EQ(dw, -4e100);
   const fg::ConstTensor zt(fg::Tensor::from(zs));
   fg::Tensor xt = fg::Tensor::from(Eigen::ArrayXd{{1.0, 2.0, 3.0}}).requires_grad_();
   fg::ScalarTensor wt(1.0), ct(1e200);
   wt.requires_grad_();
   fg::Tensor(fg::sum(zt * ((wt * xt) * ct)) * 1e200).backward();
-  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(xt.grad().eigen()[i], 1e200 * (1e200 * zs[i]));
+  for (Eigen::Index i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(xt.grad().eigen()[i], want[i]);
   EXPECT_DOUBLE_EQ(wt.grad().item(), -4e100);
 }
 

@@ -36,9 +36,11 @@ enum class access_mode { stream, repeat, broadcast };
 // the segment's reverse loop reaches once per element per sweep: written over, it needs no zero fill first.
 enum class grad_write { add, overwrite };
 
-// Where the gradients that reach a node end up: nowhere (no operand below takes one), only in one-value lanes (every
-// leaf below that takes one is one value at compile time, so a uniform factor of the gradient can leave the loop:
-// add_to_lanes), or, for some, in memory block by block. Ordered, so that a node's target is its operands' largest.
+// Where the gradients that reach a node in its segment's loop end up: nowhere (no operand below takes one), only in
+// one-value lanes (every operand of the segment below it that takes one, a leaf, a hoisted sub-tree or a materialised
+// node, is one value at compile time, so a uniform factor of the gradient can leave the loop: add_to_lanes), or, for
+// some, in memory block by block. What a hoisted or materialised node sends on to its own operands after the loop
+// (finish) is another sweep's. Ordered, so that a node's target is its operands' largest.
 enum class gradient_target { none, lanes, memory };
 
 template <class T, ShapeLike LeafShape, ShapeLike SegmentShape, grad_write Write = grad_write::add>

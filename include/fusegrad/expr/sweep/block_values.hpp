@@ -63,9 +63,9 @@ inline constexpr bool is_uniform_expression_v<Eigen::CwiseBinaryOp<Op, X, Y>> =
 // has_uniform_factor_v<D>: D is a product of real values in which some factor is uniform and the whole is not, such
 // as a scalar's gradient below a scaled upstream: (2 dy) z, or (dy r) (-1). The lanes that sum a single value's
 // gradient then add up the rest of the product (factored_core) and multiply by the uniform factors (uniform_factor)
-// once, after the loop (add_to_lanes); a node that hands D to both its operands evaluates only the rest. The total
-// is then u times a sum, rounded once, not a sum of rounded products; at an infinite u it is +-inf where the sum of
-// products would be NaN (the README's limitations).
+// once, after the loop (add_to_lanes); a node that hands D to both its operands, where every gradient below goes to
+// such lanes (gradient_target), evaluates only the rest. The total is then u times a sum, rounded once, not a sum of
+// rounded products; at an infinite u it is +-inf where the sum of products would be NaN (the README's limitations).
 template <class D>
 inline constexpr bool has_uniform_factor_v = false;
 template <class S, class L, class R>

@@ -55,7 +55,8 @@ struct sweep_state;
 // the loop's stack and come back through fold(r) after it; finish() then sends the gradients collected in memory on (to
 // a leaf's sink, into a materialised node's operands). unreached() says that the loop passed the node no gradient at
 // all (an operand of a comparison): where the loop would have written a gradient over (grad_write::overwrite), zeros
-// are written instead, so that finish() sends zeros on.
+// are written instead, so that finish() sends zeros on. `grad_target` says where the gradients that reach the node in
+// the loop end up (gradient_target): the binary node's frame keeps a uniform factor apart only for lanes.
 // `frame<N, Keep, Known>` is the frame type for blocks of N elements (block_length, a static
 // size's remainder, or 1 for the last elements of a run-time size): Keep asks it to store its value (a parent reads it
 // twice), Known to read its value from memory given to it instead of computing it.
