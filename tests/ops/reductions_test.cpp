@@ -228,8 +228,8 @@ TEST(SumOfAChain, FloatSumsKeepTheirDigits) {
 
 // A one-value operand's gradient below a uniform factor (a number, another one-value operand, a scaled upstream) sums
 // the rest of each term and multiplies by the factor once: dw of sum(c * (w * x)) over the integers 1 to n is c times
-// their sum, rounded once, in both layers. Summing the products c * x term by term, as PyTorch does, misses it by an ulp
-// for some c and n.
+// their sum, rounded once, in both layers. Summing the products c * x term by term, as PyTorch does, misses it by an
+// ulp for some c and n.
 TEST(SumOfAChain, AUniformFactorMultipliesTheSumOnce) {
   for (const double c : {0.1, 1.0 / 3, 0.7}) {
     for (const Eigen::Index n : {64, 1000, 4099}) {

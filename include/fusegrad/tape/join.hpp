@@ -216,15 +216,17 @@ template <Scalar T>
   const std::size_t extent = e[detail::resolve_axis(axis, e.rank(), e, "fusegrad::chunk")];
   if (extent == 0) {
     // One part per chunk: more than memory holds is a memory_error, not the standard library's.
-    try {
+    const auto no_memory = [&] {
+      return memory_error("fusegrad::chunk: no memory for " + std::to_string(chunks) +
+                          " empty parts of an axis of extent 0; ask for fewer chunks");
+    };
+    try {  // the parts' list, and split's list of as many tensors
       const std::vector<std::size_t> empty_parts(chunks, 0);
       return split(t, std::span<const std::size_t>(empty_parts), axis);
     } catch (const std::length_error&) {
-      throw memory_error("fusegrad::chunk: no memory for " + std::to_string(chunks) +
-                         " empty parts of an axis of extent 0; ask for fewer chunks");
+      throw no_memory();
     } catch (const std::bad_alloc&) {
-      throw memory_error("fusegrad::chunk: no memory for " + std::to_string(chunks) +
-                         " empty parts of an axis of extent 0; ask for fewer chunks");
+      throw no_memory();
     }
   }
   // ceil(extent / chunks), written so that a huge `chunks` cannot wrap around: chunks > extent gives parts of 1.

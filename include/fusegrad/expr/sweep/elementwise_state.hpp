@@ -154,13 +154,8 @@ struct sweep_state<binary_expr<Op, L, R>, Segment, sweep_role::fused> {
         // Both sides read it: evaluate once what is not uniform, and keep the uniform factor apart, so that the lanes
         // below (one-value operands' gradients, and nothing else) take it out of the loop (add_to_lanes). A gradient
         // that also goes to memory is evaluated as written, so that no element's product is formed in another order.
-        const auto u = uniform_factor(dy);
-        if constexpr (is_evaluated_v<std::remove_cvref_t<decltype(factored_core(dy))>>) {
-          propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), u) * factored_core(dy), r);
-        } else {
-          const block_t<value_type, N> shared = factored_core(dy);
-          propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), u) * shared, r);
-        }
+        const auto& rest = block_values<N, value_type>(factored_core(dy));  // read in place where it is in memory
+        propagate(Eigen::Array<value_type, N, 1>::Constant(dy.size(), uniform_factor(dy)) * rest, r);
       } else if constexpr (grad_lhs && grad_rhs && !is_evaluated_v<D>) {
         const block_t<value_type, N> shared = dy;  // both sides read it: evaluate once
         propagate(shared, r);
