@@ -161,6 +161,40 @@ TEST(Leaves, ViewsOfEigenObjects) {
   expect_array_near(fg::eval(r * 1.0), {7, 8, 9});
 }
 
+// A Map or a block of a named object is viewed where its values lie, by the rank rule of Eigen input; values that are
+// not one after another (a row of a column-major matrix, a map with an outer stride) are a value_error.
+TEST(Leaves, ViewsOfEigenMapsAndBlocks) {
+  std::vector<double> buffer{1, 2, 3, 4, 5, 6};
+  const Eigen::Map<Eigen::VectorXd> mapped(buffer.data(), 4);
+  fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(mapped);
+  EXPECT_EQ(x.data(), buffer.data());
+  const auto [value, dx] = fg::value_and_grad(fg::sum(x * x), x);
+  EXPECT_EQ(value, 1.0 + 4.0 + 9.0 + 16.0);
+  expect_array_near(dx, {2, 4, 6, 8});
+
+  const fg::Const<double, fg::Shape<fg::dyn>, fg::view> head(mapped.head(3));
+  EXPECT_EQ(head.data(), buffer.data());
+  EXPECT_EQ(fg::eval(fg::sum(head)), 6.0);
+  // A temporary Map does not own what it views.
+  const fg::Const<double, fg::Shape<3>, fg::view> tail(Eigen::Map<const Eigen::VectorXd>(buffer.data() + 3, 3));
+  expect_array_near(fg::eval(tail * 1.0), {4, 5, 6});
+
+  const Eigen::Map<const Eigen::Matrix<double, 2, 3, Eigen::RowMajor>> rows(buffer.data());
+  const fg::Const<double, fg::Shape<2, 3>, fg::view> m(rows);
+  EXPECT_EQ(m.extents(), (Extents{2, 3}));
+  expect_array_near(fg::eval(fg::sum(m, fg::axes<1>)), {6, 15});
+  const fg::Const<double, fg::Shape<fg::dyn>, fg::view> second_row(rows.row(1));
+  expect_array_near(fg::eval(second_row * 1.0), {4, 5, 6});
+
+  const Eigen::MatrixXd column_major = Eigen::MatrixXd::Zero(3, 3);
+  using dyn_view = fg::Const<double, fg::Shape<fg::dyn>, fg::view>;
+  EXPECT_THROW(dyn_view{column_major.row(1)}, fg::value_error);
+  const Eigen::Map<const Eigen::Matrix<double, 2, 2, Eigen::RowMajor>, 0, Eigen::OuterStride<>> strided(
+      buffer.data(), 2, 2, Eigen::OuterStride<>(3));
+  using square_view = fg::Const<double, fg::Shape<2, 2>, fg::view>;
+  EXPECT_THROW(square_view{strided}, fg::value_error);
+}
+
 // Run-time broadcasting: (3) and (4) clash; the shape_error names both shapes.
 // An expression's extents are read by reference inside the library; a temporary expression gives a copy, which
 // outlives it (under AddressSanitizer a reference into the temporary's leaf would be a use after scope).

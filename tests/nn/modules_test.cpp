@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <list>
+#include <locale>
 #include <memory>
 #include <optional>
 #include <set>
@@ -304,6 +305,35 @@ TEST_F(SaveLoad, ARoundTripIsExact) {
   }
   nn::load(loaded, file);
   EXPECT_EQ(values_of(loaded), values_of(saved));
+}
+
+// A program's locale that groups digits ("1,200") changes neither the file nor how it is read.
+TEST_F(SaveLoad, AGroupingLocaleChangesNothing) {
+  struct grouping : std::numpunct<char> {
+    char do_thousands_sep() const override { return ','; }
+    std::string do_grouping() const override { return "\3"; }
+  };
+  struct Wide {
+    BOOST_HANA_DEFINE_STRUCT(Wide, (fg::Tensor, weight));
+  };
+  struct global_locale {  // the program's, for this scope
+    std::locale before;
+    explicit global_locale(const std::locale& l) : before(std::locale::global(l)) {}
+    ~global_locale() { std::locale::global(before); }
+  };
+  Wide saved{fg::Tensor::arange(0.0, 1200.0).requires_grad_()};
+  Wide loaded{fg::Tensor::zeros({1200}).requires_grad_()};
+  {
+    const global_locale grouped(std::locale(std::locale::classic(), new grouping));
+    nn::save(saved, file);
+    nn::load(loaded, file);
+  }
+  EXPECT_EQ(loaded.weight.data()[1199], 1199.0);
+  std::ifstream in(file);
+  std::string header, shape;
+  std::getline(in, header);
+  std::getline(in, shape);
+  EXPECT_EQ(shape, "weight double 1 1200");
 }
 
 // A file whose lines end in "\r\n" (copied through Windows, or checked out with git's autocrlf) loads as saved.

@@ -303,7 +303,8 @@ TEST(Optimizer, RefusesWhatItCannotOptimise) {
   Problem problem;
   const fg::Tensor plain = fg::Tensor::zeros({2});
   fg::test::expect_error<fg::value_error>([] { optim::SGD({}, {.lr = 0.1}); }, {"SGD", "empty"});
-  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {}); }, {"SGD", "learning rate", ".lr"});
+  fg::test::expect_error<fg::value_error>([&] { optim::SGD({problem.p}, {}); },
+                                          {"SGD", "no learning rate", "not set", ".lr"});
   fg::test::expect_error<fg::value_error>(
       [&] {
         optim::SGD({problem.p, plain}, {.lr = 0.1});

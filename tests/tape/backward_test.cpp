@@ -64,7 +64,9 @@ TEST(Recording, NoGradGuardRecordsNothing) {
   EXPECT_EQ(y.item(), 5.0);  // the value is still computed
   EXPECT_TRUE(t.is_leaf());
   EXPECT_FALSE(t.requires_grad());
-  expect_error<fg::graph_error>([&] { y.backward(); }, {"does not require grad"});
+  expect_error<fg::graph_error>([&] { y.backward(); }, {"does not require grad", "NoGradGuard", "detach()"});
+  const Tensor of_detached = fg::sum(x.detach() * x.detach());
+  expect_error<fg::graph_error>([&] { of_detached.backward(); }, {"does not require grad", "detach()"});
 }
 
 TEST(Recording, EnableGradGuardRecordsInsideNoGradGuard) {

@@ -33,7 +33,8 @@ TEST(FunctionalGrad, ReturnsTheGradientsAndLeavesGradUntouched) {
   EXPECT_FALSE(b.grad().defined());
   EXPECT_FALSE(g[0].requires_grad());
   // Without retain_graph the graph is freed, as after backward().
-  expect_error<fg::graph_error>([&] { (void)fg::grad(loss, {w}); }, {"freed"});
+  expect_error<fg::graph_error>([&] { (void)fg::grad(loss, {w}); }, {"freed", "fg::grad(loss, {w}, {.retain_graph"});
+  expect_error<fg::graph_error>([&] { loss.backward(); }, {"freed", "retain_graph"});
 }
 
 // An intermediate tensor as an input: the gradient that reaches it, not its inputs'.

@@ -328,6 +328,12 @@ TYPED_TEST(TensorTyped, UndefinedTensorSaysSo) {
   EXPECT_FALSE(p.grad().defined());  // no backward yet
   expect_error<fg::value_error>([&] { (void)p.grad().item(); }, {"undefined", "grad()"});
   expect_error<fg::value_error>([&] { const Tensor t = p * undefined; }, {"undefined"});
+  // A tensor that is not a leaf keeps no gradient unless retain_grad() is called before backward.
+  const Tensor h = p * TypeParam(2);
+  const Tensor total = fg::sum(h);
+  total.backward();
+  EXPECT_FALSE(h.grad().defined());
+  expect_error<fg::value_error>([&] { (void)h.grad().item(); }, {"undefined", "not a leaf", "retain_grad()"});
 }
 
 TYPED_TEST(TensorTyped, DetachSharesValuesButTakesNoGradient) {

@@ -30,9 +30,11 @@ template <class D>
 constexpr void data_is_not_an_expression() {
   static_assert(always_false<D>,
                 "fusegrad: an operand is data (an Eigen object, std::vector, std::array or std::span), not an "
-                "expression; make it a leaf first: fg::Const<double, fg::Shape<3>>(eigen_object) (fg::Var to "
-                "differentiate it) beside Vars, fg::Tensor::from(eigen_object) beside Tensors; a std::vector v as "
-                "Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()), or fg::Tensor::from(v, {v.size()})");
+                "expression; make it a leaf of the data's scalar type T first. Beside Vars: "
+                "fg::Const<T, fg::Shape<...>>(eigen_object), whose rank is 1 for an Eigen vector type and 2 for "
+                "another matrix or array, or fg::Const<T, fg::Shape<fg::dyn>, fg::view>(v.data(), {v.size()}) for "
+                "a std::vector v (fg::Var to differentiate it). Beside Tensors: fg::Tensor::from(eigen_object), or "
+                "fg::Tensor::from(v, {v.size()})");
 }
 
 // What an operation puts in the data's place after that error, or makes its result of: a scalar, which any later use

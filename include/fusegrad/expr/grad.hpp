@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/after_error.hpp>
 #include <fusegrad/expr/grad_mistakes.hpp>
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/linear_root.hpp>
@@ -226,7 +227,7 @@ template <Differentiable E, class... Vars>
   // f of mixed scalar types has reported it where it mixes them (common_value_type.hpp).
   if constexpr (!(named && all_vars && one_type && scalar && detail::one_scalar_type_v<node>)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
-    return std::tuple<double, decltype(void(vars), 0.0)...>{};
+    return std::tuple<double, detail::gradient_after_error<Vars>...>{};
   } else if constexpr (detail::one_element_graph_v<node>) {
     return detail::value_and_grad_body(f, vars...);
   } else {
@@ -278,9 +279,9 @@ template <Differentiable E, class Upstream, class... Vars>
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error: the
     // values and a gradient per var, and one more where a var stands in the upstream's place.
     if constexpr (upstream_first)
-      return std::tuple<T, decltype(void(vars), T())...>{};
+      return std::tuple<detail::after_error, detail::gradient_after_error<Vars>...>{};
     else
-      return std::tuple<T, T, decltype(void(vars), T())...>{};
+      return std::tuple<detail::after_error, detail::after_error, detail::gradient_after_error<Vars>...>{};
   } else {
     const Extents extents = f.extents();
     detail::var_sinks<Vars...> sinks(vars...);

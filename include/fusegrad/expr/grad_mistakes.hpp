@@ -36,12 +36,12 @@ concept function_alone = !Differentiable<F> && std::is_class_v<F>;
 
 // What a diagnostic overload returns for each var's gradient, after its one error.
 template <class Var>
-using gradient_after_error = double;
+using gradient_after_error = after_error;
 // What a diagnostic grad returns after its one error: a gradient for one var, a tuple of them for several.
 template <class... Vars>
 auto grad_after_error() {
   if constexpr (sizeof...(Vars) == 1)
-    return 0.0;
+    return after_error{};
   else
     return std::tuple<gradient_after_error<Vars>...>{};
 }

@@ -219,23 +219,42 @@ class leaf_data<T, S, view> {
   /// Views a contiguous Eigen vector for a rank-1 shape, or a row-major matrix for a rank-2
   /// shape (eigen_extents); the caller keeps it alive.
   template <class Derived>
-  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen) : leaf_data(eigen.data(), eigen_extents(eigen)) {
-    static_assert(S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
-                  "fusegrad: a view of an Eigen vector type is a leaf of rank 1, of any other Eigen matrix or array "
-                  "one of rank 2 (rows, cols); declare the leaf's shape with that rank");
-    static_assert(is_eigen_vector_v<Derived> || bool(Derived::IsRowMajor),
-                  "fusegrad: a view leaf reads its values row-major, and this Eigen matrix is column-major (Eigen's "
-                  "default); view an Eigen matrix declared with Eigen::RowMajor, or copy it into an owning leaf");
+  explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen)
+      : leaf_data(viewed_values(eigen), eigen_extents(eigen)) {}
+  /// Views memory an Eigen Map or a block of a named object reads (a Map over a buffer, `m.row(0)`,
+  /// `v.head(3)`), by the same rule; its values must lie one after another (checked at run time, where
+  /// the strides are). A temporary Map is fine: it does not own what it views.
+  template <class Derived, int Level>
+  explicit leaf_data(const Eigen::MapBase<Derived, Level>& eigen)
+      : leaf_data(viewed_values(eigen), eigen_extents(eigen)) {
+    const bool contiguous =
+        eigen.size() <= 1 ||
+        (eigen.innerStride() == 1 && (is_eigen_vector_v<Derived> || eigen.outerStride() == eigen.innerSize()));
+    if (!contiguous)
+      throw value_error("fusegrad leaf view of an Eigen map or block: its values are not contiguous (inner stride " +
+                        std::to_string(eigen.innerStride()) + ", outer stride " + std::to_string(eigen.outerStride()) +
+                        "); a view reads them one after another: copy them into an owning leaf");
   }
   /// Views a gradient that value_and_grad returned (rank 1); the caller keeps it alive.
-  explicit leaf_data(const GradientArray<T>& gradient)
+  template <class Gradient>
+    requires std::same_as<Gradient, GradientArray<T>>
+  explicit leaf_data(const Gradient& gradient)
       : leaf_data(gradient.data(), Extents{static_cast<std::size_t>(gradient.size())}) {
     static_assert(S::rank == 1, "fusegrad: a view of a GradientArray is a leaf of rank 1, as of an Eigen vector");
   }
-  explicit leaf_data(const GradientArray<T>&&) {
+  template <class Gradient>
+    requires std::same_as<Gradient, GradientArray<T>>
+  explicit leaf_data(const Gradient&&) {
     static_assert(always_false<T>,
                   "fusegrad: a view leaf of a temporary GradientArray would point at freed memory after this "
                   "statement; view a named one that outlives the leaf, or make an owning leaf (a copy)");
+  }
+  /// An Eigen expression (`a * 2.0`, `m.transpose()`) has no memory to view.
+  template <class Derived>
+  explicit leaf_data(const Eigen::DenseBase<Derived>&) {
+    static_assert(sizeof(Derived) == 0,
+                  "fusegrad: a view leaf reads memory, and this Eigen expression has none; evaluate it into a named "
+                  "Eigen object that outlives the leaf and view that, or make an owning leaf (a copy)");
   }
   /// A std::vector (or another range) is viewed through its pointer and extents.
   template <class R>
@@ -261,6 +280,27 @@ class leaf_data<T, S, view> {
   }
 
  private:
+  // An Eigen object's values, once the rules of a view of it hold: the leaf's scalar type, the rank of its type
+  // (eigen_extents), row-major order for rank 2. One diagnostic, for the first rule it breaks.
+  template <class Derived>
+  static const T* viewed_values(const Eigen::DenseBase<Derived>& eigen) {
+    constexpr bool same_scalar = std::same_as<typename Derived::Scalar, T>;
+    constexpr bool rank_fits = S::rank == (is_eigen_vector_v<Derived> ? 1 : 2);
+    static_assert(std::same_as<typename Derived::Scalar, T>,
+                  "fusegrad: a view leaf reads values of its own scalar type, and this Eigen object holds another; "
+                  "declare the leaf with the object's scalar type, or copy it into an owning leaf");
+    static_assert(!same_scalar || S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
+                  "fusegrad: a view of an Eigen vector type is a leaf of rank 1, of any other Eigen matrix or array "
+                  "one of rank 2 (rows, cols); declare the leaf's shape with that rank");
+    static_assert(!(same_scalar && rank_fits) || is_eigen_vector_v<Derived> || bool(Derived::IsRowMajor),
+                  "fusegrad: a view leaf reads its values row-major, and this Eigen matrix is column-major (Eigen's "
+                  "default); view a matrix declared or mapped with Eigen::RowMajor, or copy it into an owning leaf");
+    if constexpr (same_scalar)
+      return eigen.derived().data();
+    else
+      return nullptr;
+  }
+
   const T* data_;
   [[no_unique_address]] leaf_extents<S> extents_;
 };

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <locale>
 #include <map>
 #include <optional>
 #include <span>
@@ -125,6 +126,7 @@ inline std::optional<double> read_hexfloat(std::string_view token) {
 template <class Model>
 void save(const Model& model, const std::filesystem::path& path) {
   std::ostringstream out;
+  out.imbue(std::locale::classic());  // counts as digits alone: a program's locale may group them ("1,200")
   out << detail::parameters_header << "\n";
   std::size_t written = 0;
   detail::for_each_parameter(model, [&]<Scalar T>(const std::string& name, const BasicTensor<T>& tensor) {
@@ -185,6 +187,7 @@ void load(Model& model, const std::filesystem::path& path) {
       break;
     }
     std::istringstream head(line);
+    head.imbue(std::locale::classic());
     std::string name;
     detail::stored_parameter p;
     std::size_t rank = 0;
@@ -209,6 +212,7 @@ void load(Model& model, const std::filesystem::path& path) {
     std::string values_line;
     if (!read_line(values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
     std::istringstream values(values_line);
+    values.imbue(std::locale::classic());
     for (std::string token; values >> token;) {
       const std::optional<double> v = detail::read_hexfloat(token);
       if (!v) throw value_error(where + ": parameter " + name + ": \"" + token + "\" is not a number");

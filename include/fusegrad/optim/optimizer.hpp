@@ -61,6 +61,10 @@ class Optimizer {
   Optimizer(std::vector<BasicTensor<T>> parameters, double lr, const char* name)
       : parameters_(std::move(parameters)), lr_(lr), name_(name) {
     detail::require(!parameters_.empty(), std::string("fusegrad::optim::") + name_ + ": the parameter list is empty");
+    // SGD's options default lr to NaN, as PyTorch's SGD has no default: an unset one reads as NaN here.
+    detail::require(!std::isnan(lr), std::string("fusegrad::optim::") + name_ +
+                                         ": no learning rate: it is NaN, or not set where the optimiser has no "
+                                         "default (SGD); set .lr = ...");
     detail::require(std::isfinite(lr) && lr >= 0,
                     std::string("fusegrad::optim::") + name_ +
                         ": the learning rate must be a number >= 0 (set .lr = ...), not " +

@@ -24,6 +24,7 @@
 #include <fusegrad/shape/resolve_axis.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/undefined_tensor.hpp>
 
 namespace fusegrad {
 
@@ -264,9 +265,8 @@ class BasicTensor {
     return *impl_;
   }
   [[noreturn]] static void throw_undefined() {
-    throw value_error(
-        "fusegrad::Tensor: this tensor is undefined (default-constructed, or a grad() "
-        "read before any backward); assign it a tensor first, or test defined()");
+    throw value_error(std::string("fusegrad::Tensor: this tensor is undefined (") + detail::undefined_tensor_causes +
+                      "); assign it a tensor first, or test defined()");
   }
   // The rules of in-place writes (tape/tensor_in_place.hpp); errors name `what`, the member called.
   Eigen::Map<detail::array_t<T>> written_in_place(const char* what);

@@ -12,6 +12,7 @@
 #include <fusegrad/tape/basic_tensor.hpp>
 #include <fusegrad/tape/tensor_factories.hpp>
 #include <fusegrad/tape/tensor_impl.hpp>
+#include <fusegrad/tape/undefined_tensor.hpp>
 #include <fusegrad/tape/walk_graph.hpp>
 
 namespace fusegrad {
@@ -51,23 +52,22 @@ template <Scalar T>
                                                const GradOptions<T>& options = {}) {
   const char* what = "fusegrad::grad(output, inputs)";
   if (!output.defined())
-    throw value_error(std::string(what) +
-                      ": the output is an undefined tensor (made by Tensor(), or a grad() before "
-                      "any backward); pass the tensor to differentiate");
+    throw value_error(std::string(what) + ": the output is an undefined tensor (" + detail::undefined_tensor_causes +
+                      "); pass the tensor to differentiate");
   if (inputs.empty())
     throw value_error(std::string(what) +
                       ": no inputs; name the tensors whose gradients you want, as in "
                       "fg::grad(loss, {w, b})");
   if (!output.requires_grad())
     throw graph_error(std::string(what) +
-                      ": the output does not require grad; nothing that produced it requires grad (call "
-                      "requires_grad_() on the inputs before computing the output)");
+                      ": the output does not require grad: nothing that produced it requires grad (call "
+                      "requires_grad_() on the inputs before computing the output), or it was computed under an "
+                      "fg::NoGradGuard or from a detach()");
   std::vector<detail::tensor_impl<T>*> wanted;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (!inputs[k].defined())
-      throw value_error(std::string(what) + ": input " + std::to_string(k) +
-                        " is an undefined tensor (made by Tensor(), or a grad() before any backward); pass the tensor "
-                        "whose gradient you want");
+      throw value_error(std::string(what) + ": input " + std::to_string(k) + " is an undefined tensor (" +
+                        detail::undefined_tensor_causes + "); pass the tensor whose gradient you want");
     if (!inputs[k].requires_grad())
       throw graph_error(std::string(what) + ": input " + std::to_string(k) +
                         " does not require grad, so it has no gradient (call requires_grad_() on it before "

@@ -17,6 +17,7 @@
 #include <fusegrad/tape/fused_node.hpp>
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/record_node.hpp>
+#include <fusegrad/tape/undefined_tensor.hpp>
 
 namespace fusegrad {
 
@@ -75,9 +76,8 @@ template <class E>
       if constexpr (detail::is_tensor_v<std::remove_cvref_t<decltype(leaf)>>) {
         detail::tensor_impl<T>* impl = leaf.impl();
         if (!impl)
-          throw value_error(
-              "fusegrad: an undefined tensor (default-constructed, or a grad() read before any backward) was used in "
-              "an operation; assign it a tensor first, or test defined()");
+          throw value_error(std::string("fusegrad: an undefined tensor (") + detail::undefined_tensor_causes +
+                            ") was used in an operation; assign it a tensor first, or test defined()");
         if (all.contains(impl)) return;
         all.push_back(impl);
         if constexpr (detail::fused_node<node_type>::deferrable) reads_caller_memory |= impl->storage->borrows();
@@ -147,10 +147,16 @@ namespace detail {
 template <Scalar T, class E>
 BasicTensor<T> fused_as(E&& expr) {
   constexpr bool same = std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>;
+  // A Var, or a Const that views memory: a leaf that no tensor can hold (an owning Const is recorded as a constant).
+  constexpr bool static_leaf = unrecordable_leaf_v<std::remove_cvref_t<E>>;
   static_assert(same,
                 "fusegrad::Tensor: the expression's scalar type differs from the tensor's; record a float expression "
                 "as a fg::FloatTensor (a double one as a fg::Tensor), or cast a tensor first: t.to<double>()");
-  if constexpr (same)
+  static_assert(
+      !same || !static_leaf,
+      "fusegrad::Tensor: a Var (or a view Const) is a leaf of static expressions, not a Tensor; make a Tensor "
+      "of its values, fg::Tensor::from(x.value(), x.extents()), and requires_grad_() for a parameter");
+  if constexpr (same && !static_leaf)
     return fused(std::forward<E>(expr));
   else
     return BasicTensor<T>();

@@ -20,15 +20,15 @@
 #include <fusegrad/tape/grad_mode.hpp>
 #include <fusegrad/tape/node.hpp>
 #include <fusegrad/tape/record_node.hpp>
+#include <fusegrad/tape/undefined_tensor.hpp>
 
 namespace fusegrad {
 
 namespace detail {
 // An undefined tensor in the list of cat or stack (`who`), at index k: what it is and what to do.
 [[noreturn]] inline void report_undefined_part(const char* who, std::size_t k) {
-  throw value_error(std::string(who) + ": tensor " + std::to_string(k) +
-                    " of the list is undefined (default-constructed, or a grad() read before any backward); "
-                    "give it values first, fg::Tensor::zeros(...) or from(...)");
+  throw value_error(std::string(who) + ": tensor " + std::to_string(k) + " of the list is undefined (" +
+                    undefined_tensor_causes + "); give it values first, fg::Tensor::zeros(...) or from(...)");
 }
 
 // The recorded cat of a list of tensors: as many inputs as the list holds, which a static

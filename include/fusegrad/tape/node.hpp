@@ -228,8 +228,9 @@ inline graph_error freed_graph_error(const std::string& node_name, release_reaso
                        ") after it may have added part of its gradients, which are partial; zero them (zero_grad) and "
                        "record the graph again (a backward under DetectAnomalyGuard that fails changes nothing)");
   return graph_error("fusegrad: part of the graph (" + node_name +
-                     ") was freed by an earlier backward; pass retain_graph=true to the first backward "
-                     "(loss.backward({.retain_graph = true})) to backpropagate through it again");
+                     ") was freed by an earlier backward or fg::grad; pass retain_graph=true to the first one "
+                     "(loss.backward({.retain_graph = true}), fg::grad(loss, {w}, {.retain_graph = true})) to "
+                     "backpropagate through it again");
 }
 
 }  // namespace fusegrad::detail

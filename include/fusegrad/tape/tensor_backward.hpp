@@ -13,9 +13,10 @@ namespace fusegrad {
 namespace detail {
 [[noreturn]] inline void throw_backward_without_grad(const char* call) {
   throw graph_error(std::string(call) +
-                    ": this tensor does not require grad: nothing that produced it requires grad, or it is a "
-                    "comparison's mask or argmax/argmin's indices, which pass none (call requires_grad_() on the "
-                    "parameters before computing it)");
+                    ": this tensor does not require grad: nothing that produced it requires grad (call "
+                    "requires_grad_() on the parameters before computing it), it was computed under an "
+                    "fg::NoGradGuard or from a detach(), or it is a comparison's mask or argmax/argmin's indices, "
+                    "which pass none");
 }
 }  // namespace detail
 
