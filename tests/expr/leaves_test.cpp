@@ -185,6 +185,10 @@ TEST(Leaves, ViewsOfEigenMapsAndBlocks) {
   expect_array_near(fg::eval(fg::sum(m, fg::axes<1>)), {6, 15});
   const fg::Const<double, fg::Shape<fg::dyn>, fg::view> second_row(rows.row(1));
   expect_array_near(fg::eval(second_row * 1.0), {4, 5, 6});
+  // One row of a row-major matrix lies in one run, whatever the matrix's outer stride.
+  const fg::Const<double, fg::Shape<fg::dyn, fg::dyn>, fg::view> part_of_a_row(rows.block(1, 1, 1, 2));
+  EXPECT_EQ(part_of_a_row.extents(), (Extents{1, 2}));
+  expect_array_near(fg::eval(part_of_a_row * 1.0), {5, 6});
 
   const Eigen::MatrixXd column_major = Eigen::MatrixXd::Zero(3, 3);
   using dyn_view = fg::Const<double, fg::Shape<fg::dyn>, fg::view>;

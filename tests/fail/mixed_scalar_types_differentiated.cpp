@@ -20,6 +20,10 @@ int main() {
   [[maybe_unused]] const auto [loss, grad_a] = fg::value_and_grad(fg::sum(a * b), a);
   [[maybe_unused]] const auto [product, through_vjp] = fg::vjp(a * b, Eigen::Array3d::Ones().eval(), a);
   [[maybe_unused]] const double into = fg::value_and_grad_into(fg::sum(a * b), std::tie(da), a);
+  // With respect to the float var too: still the one error, and the gradients take their uses.
+  [[maybe_unused]] const auto [of_b, grad_b] = fg::value_and_grad(fg::sum(a * b), b);
+  [[maybe_unused]] const auto [products, vjp_b] = fg::vjp(a * b, 1.0, b);
+  [[maybe_unused]] const double used = grad_b(0) + grad_b.sum() + grad_a.sum() + vjp_b(1);
 #endif
   return 0;
 }

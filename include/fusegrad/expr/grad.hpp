@@ -217,15 +217,17 @@ template <Differentiable E, class... Vars>
   static_assert(!(named && no_tensor) || (detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var (the expression comes "
                 "first); a Const or an expression takes no gradient");
-  static_assert(!(named && all_vars) || detail::vars_have_scalar_type_of<node, Vars...>(),
+  // f of mixed scalar types has reported it where it mixes them (common_value_type.hpp): nothing more is said of it.
+  constexpr bool f_one_type = detail::one_scalar_type_v<node>;
+  static_assert(!(named && all_vars && f_one_type) || detail::vars_have_scalar_type_of<node, Vars...>(),
                 "fusegrad::value_and_grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
                 "another type, so its gradient would be zero");
-  static_assert(!(named && all_vars && one_type) || std::is_same_v<typename node::static_shape, AnyShape> ||
+  static_assert(!(named && all_vars && f_one_type && one_type) ||
+                    std::is_same_v<typename node::static_shape, AnyShape> ||
                     static_size_v<typename node::static_shape> == 1,
                 "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
-  // f of mixed scalar types has reported it where it mixes them (common_value_type.hpp).
-  if constexpr (!(named && all_vars && one_type && scalar && detail::one_scalar_type_v<node>)) {
+  if constexpr (!(named && all_vars && f_one_type && one_type && scalar)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
     return std::tuple<double, detail::gradient_after_error<Vars>...>{};
   } else if constexpr (detail::one_element_graph_v<node>) {
@@ -269,13 +271,14 @@ template <Differentiable E, class Upstream, class... Vars>
   static_assert(!upstream_first || (detail::is_variable_v<Vars> && ...),
                 "fusegrad::vjp(f, upstream, vars...): every var must be a fusegrad::Var; a Const or an expression "
                 "takes no gradient");
-  static_assert(!(upstream_first && all_vars) || one_type,
+  constexpr bool f_one_type = detail::one_scalar_type_v<node>;  // or reported where f mixes them
+  static_assert(!(upstream_first && all_vars && f_one_type) || one_type,
                 "fusegrad::vjp(f, upstream, vars...): every var must have f's scalar type; f cannot hold a var of "
                 "another type, so its gradient would be zero");
-  static_assert(!(upstream_first && all_vars && one_type) || upstream_kind,
+  static_assert(!(upstream_first && all_vars && f_one_type && one_type) || upstream_kind,
                 "fusegrad::vjp(f, upstream, vars...): upstream must be a number or an Eigen vector, matrix or array "
                 "(of f's values, or of one value)");
-  if constexpr (!(upstream_first && all_vars && one_type && upstream_kind && detail::one_scalar_type_v<node>)) {
+  if constexpr (!(upstream_first && all_vars && f_one_type && one_type && upstream_kind)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error: the
     // values and a gradient per var, and one more where a var stands in the upstream's place.
     if constexpr (upstream_first)

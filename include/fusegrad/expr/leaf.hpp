@@ -223,17 +223,25 @@ class leaf_data<T, S, view> {
       : leaf_data(viewed_values(eigen), eigen_extents(eigen)) {}
   /// Views memory an Eigen Map or a block of a named object reads (a Map over a buffer, `m.row(0)`,
   /// `v.head(3)`), by the same rule; its values must lie one after another (checked at run time, where
-  /// the strides are). A temporary Map is fine: it does not own what it views.
+  /// the strides are). A temporary Map or block is fine: it does not own what it views. (A block of a
+  /// temporary object dangles, as every Eigen block of one does: its type does not tell.)
   template <class Derived, int Level>
   explicit leaf_data(const Eigen::MapBase<Derived, Level>& eigen)
       : leaf_data(viewed_values(eigen), eigen_extents(eigen)) {
     const bool contiguous =
-        eigen.size() <= 1 ||
-        (eigen.innerStride() == 1 && (is_eigen_vector_v<Derived> || eigen.outerStride() == eigen.innerSize()));
+        eigen.size() <= 1 || (eigen.innerStride() == 1 && (is_eigen_vector_v<Derived> || eigen.outerSize() <= 1 ||
+                                                           eigen.outerStride() == eigen.innerSize()));
     if (!contiguous)
       throw value_error("fusegrad leaf view of an Eigen map or block: its values are not contiguous (inner stride " +
                         std::to_string(eigen.innerStride()) + ", outer stride " + std::to_string(eigen.outerStride()) +
                         "); a view reads them one after another: copy them into an owning leaf");
+  }
+  /// A temporary Eigen::Ref may hold a copy of what it was made from, which dies with it.
+  template <class Plain, int Options, class Stride>
+  explicit leaf_data(Eigen::Ref<Plain, Options, Stride>&&) {
+    static_assert(sizeof(Plain) == 0,
+                  "fusegrad: a view leaf of a temporary Eigen::Ref may point at a copy the Ref owns, freed after this "
+                  "statement; view a named Ref, or the object it refers to, or make an owning leaf (a copy)");
   }
   /// Views a gradient that value_and_grad returned (rank 1); the caller keeps it alive.
   template <class Gradient>

@@ -155,7 +155,8 @@ BasicTensor<T> fused_as(E&& expr) {
   static_assert(
       !same || !static_leaf,
       "fusegrad::Tensor: a Var (or a view Const) is a leaf of static expressions, not a Tensor; make a Tensor "
-      "of its values, fg::Tensor::from(x.value(), x.extents()), and requires_grad_() for a parameter");
+      "of its values, fg::Tensor::from(x.value(), x.extents()) (fg::FloatTensor::from for a float Var), and "
+      "requires_grad_() for a parameter");
   if constexpr (same && !static_leaf)
     return fused(std::forward<E>(expr));
   else
