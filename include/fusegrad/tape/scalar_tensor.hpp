@@ -32,10 +32,7 @@ class BasicScalarTensor : public BasicTensor<T> {
   /// Records an expression whose result has rank 0 (see fusegrad::fused).
   template <class E>
     requires(Differentiable<std::remove_cvref_t<E>> && !detail::is_tensor_v<std::remove_cvref_t<E>>)
-  BasicScalarTensor(E&& expr) : BasicTensor<T>(std::forward<E>(expr)) {  // NOLINT: implicit, like Tensor's
-    static_assert(std::is_same_v<typename std::remove_cvref_t<E>::static_shape, AnyShape> ||
-                      std::is_same_v<typename std::remove_cvref_t<E>::static_shape, Shape<>>,
-                  "fusegrad::ScalarTensor: the expression's static shape is not Shape<> (rank 0)");
+  BasicScalarTensor(E&& expr) : BasicTensor<T>(recorded_scalar(std::forward<E>(expr))) {  // NOLINT: implicit
     check_rank(*this);
   }
 
@@ -50,6 +47,18 @@ class BasicScalarTensor : public BasicTensor<T> {
   [[nodiscard]] BasicScalarTensor detach() const { return BasicScalarTensor(BasicTensor<T>::detach()); }
 
  private:
+  // The expression recorded as a Tensor, once its static shape is known to be a scalar's: a shape of another rank is
+  // the one error, before recording it could report anything else.
+  template <class E>
+  static BasicTensor<T> recorded_scalar(E&& expr) {
+    using static_shape = typename std::remove_cvref_t<E>::static_shape;
+    constexpr bool scalar = std::is_same_v<static_shape, AnyShape> || std::is_same_v<static_shape, Shape<>>;
+    static_assert(scalar, "fusegrad::ScalarTensor: the expression's static shape is not Shape<> (rank 0)");
+    if constexpr (scalar)
+      return BasicTensor<T>(std::forward<E>(expr));
+    else
+      return BasicTensor<T>();
+  }
   static void check_rank(const BasicTensor<T>& t) {
     if (t.defined() && t.dim() != 0)
       throw shape_error("fusegrad::ScalarTensor: the tensor has shape " + t.shape().to_string() +
