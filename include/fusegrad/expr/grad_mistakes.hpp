@@ -79,7 +79,7 @@ auto value_and_grad(const volatile F&) {
                 "function: fg::value_and_grad(fg::sum(x * x), x), or call the function first, "
                 "fg::value_and_grad(fn(x), x); there is no value_and_grad(fn)(x)");
   // After the one error, a function of the vars, so that calling it adds no other.
-  return [](const auto&... vars) { return std::tuple<double, decltype(void(vars), detail::after_error())...>{}; };
+  return [](const auto&... vars) { return std::tuple<double, detail::gradient_after_error<decltype(vars)>...>{}; };
 }
 /// Vars in braces, as Tensors are given: one error that says how vars are given.
 template <Differentiable E, std::size_t Count>
@@ -119,12 +119,7 @@ template <class F>
   requires detail::function_alone<F>
 auto grad(const volatile F& f) {
   (void)value_and_grad(f);  // its one error
-  return [](const auto&... vars) {
-    if constexpr (sizeof...(vars) == 1)
-      return detail::after_error{};
-    else
-      return std::tuple<decltype(void(vars), detail::after_error())...>{};
-  };
+  return [](const auto&... vars) { return detail::grad_after_error<decltype(vars)...>(); };
 }
 template <Differentiable E, class... Vars>
   requires detail::temporary_var_among<Vars...>

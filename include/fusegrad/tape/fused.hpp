@@ -148,16 +148,16 @@ template <Scalar T, class E>
 BasicTensor<T> fused_as(E&& expr) {
   constexpr bool same = std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>;
   // A Var, or a Const that views memory: a leaf that no tensor can hold (an owning Const is recorded as a constant).
-  constexpr bool static_leaf = unrecordable_leaf_v<std::remove_cvref_t<E>>;
+  constexpr bool unrecordable_leaf = unrecordable_leaf_v<std::remove_cvref_t<E>>;
   static_assert(same,
                 "fusegrad::Tensor: the expression's scalar type differs from the tensor's; record a float expression "
                 "as a fg::FloatTensor (a double one as a fg::Tensor), or cast a tensor first: t.to<double>()");
   static_assert(
-      !same || !static_leaf,
+      !same || !unrecordable_leaf,
       "fusegrad::Tensor: a Var (or a view Const) is a leaf of static expressions, not a Tensor; make a Tensor "
       "of its values, fg::Tensor::from(x.value(), x.extents()) (fg::FloatTensor::from for a float Var), and "
       "requires_grad_() for a parameter");
-  if constexpr (same && !static_leaf)
+  if constexpr (same && !unrecordable_leaf)
     return fused(std::forward<E>(expr));
   else
     return BasicTensor<T>();
