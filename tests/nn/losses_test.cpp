@@ -204,6 +204,16 @@ TEST(Losses, TargetsAreChecked) {
         (void)nn::mse_loss(fg::Tensor::zeros({4, 1}), fg::Tensor::zeros({4}));
       },
       {"mse_loss", "target's shape (4)", "input's (4, 1)", "(4, 4)"});
+  // Shapes that do not broadcast at all: the loss that refuses them is named too, for each loss that broadcasts.
+  fg::test::expect_error<fg::shape_error>([] { (void)nn::mse_loss(fg::Tensor::zeros({3}), fg::Tensor::zeros({4})); },
+                                          {"fusegrad::nn::mse_loss", "target's shape (4)", "input's (3)"});
+  fg::test::expect_error<fg::shape_error>([] { (void)nn::l1_loss(fg::Tensor::zeros({3}), fg::Tensor::zeros({4})); },
+                                          {"fusegrad::nn::l1_loss", "target's shape (4)", "input's (3)"});
+  fg::test::expect_error<fg::shape_error>(
+      [] {
+        (void)nn::huber_loss(fg::Tensor::zeros({2, 3}), fg::Tensor::zeros({2}));
+      },
+      {"fusegrad::nn::huber_loss", "target's shape (2)", "input's (2, 3)"});
   fg::test::expect_error<fg::shape_error>(
       [] {
         (void)nn::bce_with_logits_loss(fg::Tensor::zeros({3}), fg::Tensor::zeros({2, 3}));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 #include <fusegrad/shape/extents.hpp>
 
 #include "support/expect_error.hpp"

@@ -7,10 +7,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <utility>
-#include <vector>
 
 #include <fusegrad/detail/einsum_contraction.hpp>
 

@@ -1,7 +1,6 @@
 // detail/fixed_list.hpp -- fixed_list: a list whose capacity is known at compile time.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>

@@ -7,6 +7,7 @@
 #include <fusegrad/expr/backward_of_expression.hpp>
 #include <fusegrad/expr/closure.hpp>
 #include <fusegrad/expr/common_value_type.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 
 namespace fusegrad {
 

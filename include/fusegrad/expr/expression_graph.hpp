@@ -3,7 +3,6 @@
 // all drawn from this one graph.
 #pragma once
 
-#include <complex>
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -184,6 +185,11 @@ auto value_and_grad_shared(const E& f, const Vars&... vars) {
   return value_and_grad_body(f, vars...);
 }
 
+// Whether E may be a scalar, the f of a gradient: a static shape of one element, or a shape only run time knows.
+template <class E>
+inline constexpr bool scalar_shaped_v =
+    std::is_same_v<typename E::static_shape, AnyShape> || static_size_v<typename E::static_shape> == 1;
+
 // Whether every var has E's scalar type (vacuously when some is no var: another assertion reports that).
 template <class E, class... Vars>
 constexpr bool vars_have_scalar_type_of() {
@@ -207,8 +213,7 @@ template <Differentiable E, class... Vars>
   constexpr bool no_tensor = !(detail::is_handle_v<Vars> || ...);  // a handle is a Tensor (closure.hpp)
   constexpr bool all_vars = (detail::is_variable_v<Vars> && ...);
   constexpr bool one_type = detail::vars_have_scalar_type_of<node, Vars...>();
-  constexpr bool scalar =
-      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1;
+  constexpr bool scalar = detail::scalar_shaped_v<node>;
   static_assert(named, "fusegrad::value_and_grad(f, vars...): name at least one var");
   static_assert(!named || no_tensor,
                 "fusegrad::value_and_grad(f, vars...): a Tensor is differentiated on the tape: fg::Tensor loss = f; "
@@ -222,9 +227,7 @@ template <Differentiable E, class... Vars>
   static_assert(!(named && all_vars && f_one_type) || detail::vars_have_scalar_type_of<node, Vars...>(),
                 "fusegrad::value_and_grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
                 "another type, so its gradient would be zero");
-  static_assert(!(named && all_vars && f_one_type && one_type) ||
-                    std::is_same_v<typename node::static_shape, AnyShape> ||
-                    static_size_v<typename node::static_shape> == 1,
+  static_assert(!(named && all_vars && f_one_type && one_type) || detail::scalar_shaped_v<node>,
                 "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
                 "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
   if constexpr (!(named && all_vars && f_one_type && one_type && scalar)) {

@@ -188,11 +188,11 @@ template <Differentiable E, class... Outs, class... Vars>
   static_assert((detail::is_variable_v<Vars> && ...),
                 "fusegrad::value_and_grad_into(f, gradients, vars...): every var must be a fusegrad::Var; a Const or "
                 "an expression takes no gradient");
-  constexpr bool one_scalar_type = (std::is_same_v<typename Vars::value_type, typename node::value_type> && ...);
+  constexpr bool one_scalar_type = detail::vars_have_scalar_type_of<node, Vars...>();
   static_assert(one_scalar_type,
                 "fusegrad::value_and_grad_into(f, gradients, vars...): every var must have f's scalar type");
   static_assert(
-      std::is_same_v<typename node::static_shape, AnyShape> || static_size_v<typename node::static_shape> == 1,
+      detail::scalar_shaped_v<node>,
       "fusegrad::value_and_grad_into(f, gradients, vars...): f is not a scalar; reduce it (fg::sum, fg::mean)");
   using T = typename node::value_type;
   if constexpr (sizeof...(Outs) != sizeof...(Vars) || !one_scalar_type) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <tuple>
 #include <type_traits>
 
 #include <fusegrad/concepts.hpp>

@@ -50,7 +50,7 @@ namespace detail {
 // scratch_t<T, S>: an array a sweep keeps during one call (a materialised value, its
 // gradient, a broadcast copy). Fixed-size Eigen storage when S allows it (no heap), else a
 // small_buffer, whose large blocks are recycled: memory fresh from the system costs a page
-// fault per 4 KiB, on every call, which for a 100 KB matmul result is more than a tanh over it.
+// fault per 4 KiB on every call, more than the arithmetic of a cheap op over those values.
 template <class T, ShapeLike S>
 using scratch_t = std::conditional_t<has_fixed_storage_v<T, S>, storage_t<T, S>, small_buffer<T>>;
 

@@ -36,7 +36,7 @@ class leaf_data<T, S, view> {
   template <class Derived>
   explicit leaf_data(const Eigen::PlainObjectBase<Derived>& eigen)
       : leaf_data(viewed_values(eigen), eigen_extents(eigen)) {}
-  /// Views memory an Eigen Map or a block of a named object reads (a Map over a buffer, `m.row(0)`,
+  /// Views memory an Eigen Map or a block of a named object reads (a Map over a buffer, a row of a row-major matrix,
   /// `v.head(3)`), by the same rule; its values must lie one after another (checked at run time, where
   /// the strides are). A temporary Map or block is fine: it does not own what it views. (A block of a
   /// temporary object dangles, as every Eigen block of one does: its type does not tell.)

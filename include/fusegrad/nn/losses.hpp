@@ -27,6 +27,7 @@
 #include <fusegrad/ops/square.hpp>
 #include <fusegrad/ops/sub.hpp>
 #include <fusegrad/ops/where.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 #include <fusegrad/shape/extents.hpp>
 
 namespace fusegrad::detail {
@@ -58,10 +59,14 @@ void check_target(const X& x, const Y& y, const char* loss, bool same_shape = fa
       throw shape_error(std::string("fusegrad::nn::") + loss + ": the target's shape " + target.to_string() +
                         " differs from the input's " + input.to_string() +
                         "; give one target per logit, in the input's shape");
-    if (!(broadcast(input, target) == input))
+    if (!broadcasts_to(target, input)) {
+      const bool together = broadcastable(input, target);
       throw shape_error(std::string("fusegrad::nn::") + loss + ": the target's shape " + target.to_string() +
-                        " would broadcast the input's " + input.to_string() + " to " +
-                        broadcast(input, target).to_string() + "; give the target the input's shape");
+                        (together ? " would broadcast the input's " + input.to_string() + " to " +
+                                        broadcast(input, target).to_string()
+                                  : " does not broadcast with the input's " + input.to_string()) +
+                        "; give the target the input's shape");
+    }
   }
 }
 }  // namespace detail

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <string>
 #include <string_view>
 #include <utility>
 
@@ -24,20 +23,11 @@ struct shape_does_not_broadcast_to;
 
 template <ShapeType S, ShapeType Target>
 constexpr bool broadcasts_to() {
-  if constexpr (!broadcastable_v<S, Target>) {
-    return false;
-  } else {
-    using result = broadcast_t<S, Target>;
-    return result::rank == Target::rank && std::ranges::equal(result::extents, Target::extents);
-  }
+  return broadcasts_unchanged(S::extents, Target::extents);
 }
 
 inline void check_broadcasts_to(const Extents& x, const Extents& target) {
-  if (!broadcasts_to(x, target))
-    throw shape_error("fusegrad::broadcast_to: shape " + x.to_string() + " does not broadcast to " +
-                      target.to_string() +
-                      ": aligned from the right, each extent must equal the target's or be 1, and the target "
-                      "needs at least as many axes");
+  if (!broadcasts_to(x, target)) throw not_broadcast_to_error("fusegrad::broadcast_to", x, target);
 }
 
 // broadcast_to<Ds...>: a static target.

@@ -9,6 +9,7 @@
 #include <fusegrad/detail/buffer.hpp>
 #include <fusegrad/detail/make_node.hpp>
 #include <fusegrad/shape/any_shape.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 #include <fusegrad/shape/reduce_broadcast.hpp>
 
 namespace fusegrad {

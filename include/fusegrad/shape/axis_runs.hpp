@@ -3,9 +3,8 @@
 
 #include <array>
 #include <cstddef>
-#include <string>
 
-#include <fusegrad/error.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 #include <fusegrad/shape/broadcast_rule.hpp>
 #include <fusegrad/shape/extents.hpp>
 
@@ -25,16 +24,9 @@ struct axis_runs {
 
   // Throws shape_error unless `small` broadcasts to exactly `big`; `what` names the caller.
   axis_runs(const Extents& small, const Extents& big, const char* what) {
-    if (small.rank() > big.rank())
-      throw shape_error(std::string(what) + ": shape " + big.to_string() + " has lower rank than " + small.to_string() +
-                        "; broadcasting only adds axes, so " + small.to_string() +
-                        " cannot be broadcast to it, nor a gradient shaped " + big.to_string() + " reduced to it");
+    if (!broadcasts_to(small, big)) throw not_broadcast_to_error(what, small, big);
     for (std::size_t i = 0; i < big.rank(); ++i) {
       const std::size_t s = aligned_extent(small.axes(), big.rank(), i);
-      if (broadcast_extent(s, big[i]) != big[i])
-        throw shape_error(std::string(what) + ": shape " + small.to_string() + " does not broadcast to " +
-                          big.to_string() + " (axis " + std::to_string(i) + ": " + std::to_string(s) + " vs " +
-                          std::to_string(big[i]) + ")");
       if (big[i] == 1) continue;  // extent-1 axes hold no data: they merge with either kind
       const bool broadcast = s != big[i];
       if (count > 0 && runs[count - 1].broadcast == broadcast)

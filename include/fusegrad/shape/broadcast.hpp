@@ -1,11 +1,16 @@
-// shape/broadcast.hpp -- broadcast_t<A, B>: NumPy broadcasting of two compile-time shapes.
+// shape/broadcast.hpp -- NumPy broadcasting: broadcast_t<A, B> of compile-time shapes, broadcast(a, b) of run-time
+// extents, and whether an operand broadcasts to a shape unchanged; all from the rule of broadcast_rule.hpp.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
+#include <cstddef>
+#include <span>
+#include <string>
 
+#include <fusegrad/error.hpp>
 #include <fusegrad/shape/broadcast_rule.hpp>
+#include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/shape.hpp>
 
 namespace fusegrad {
@@ -52,5 +57,64 @@ using broadcast_t = typename detail::broadcast_impl<A, B>::type;
 // broadcastable_v<A, B>: whether broadcast_t<A, B> is well formed (no diagnostic).
 template <ShapeType A, ShapeType B>
 inline constexpr bool broadcastable_v = detail::broadcast_rule<A, B>::bad_axis == detail::no_axis;
+
+namespace detail {
+constexpr Extents broadcast_unequal(const Extents& a, const Extents& b);
+}
+
+/// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
+/// Throws shape_error naming both shapes and the first axis that clashes.
+constexpr Extents broadcast(const Extents& a, const Extents& b) {
+  // Equal extents, the common case (a tape of same-shaped tensors), in a function small
+  // enough for the compiler to inline; the rest out of the way.
+  if (a == b) return a;
+  return detail::broadcast_unequal(a, b);
+}
+
+constexpr Extents detail::broadcast_unequal(const Extents& a, const Extents& b) {
+  // A scalar operand next: most of what a fused sweep's shape checks see.
+  if (b.size() == 1 && b.rank() <= a.rank()) return a;
+  if (a.size() == 1 && a.rank() <= b.rank()) return b;
+  std::array<std::size_t, Extents::max_rank> out{};
+  const std::size_t rank = std::max(a.rank(), b.rank());
+  if (const std::size_t axis = broadcast_into(a.axes(), b.axes(), out); axis != no_axis)
+    throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast: axis " +
+                      std::to_string(axis) + " of the result has extents " +
+                      std::to_string(aligned_extent(a.axes(), rank, axis)) + " and " +
+                      std::to_string(aligned_extent(b.axes(), rank, axis)) +
+                      "; extents must be equal or one of them 1 (axes align from the right)");
+  return Extents(std::span<const std::size_t>(out.data(), rank));
+}
+
+/// Whether `a` and `b` broadcast together: broadcast(a, b) returns their shape rather than throwing.
+constexpr bool broadcastable(const Extents& a, const Extents& b) noexcept {
+  std::array<std::size_t, Extents::max_rank> out{};
+  return detail::broadcast_into(a.axes(), b.axes(), out) == detail::no_axis;
+}
+
+/// Whether `x` broadcasts to `target` with the target's shape unchanged (PyTorch's expand, the operand of an
+/// in-place update): aligned from the last axis, each extent of x equals the target's or is 1, and the target has
+/// at least as many axes.
+constexpr bool broadcasts_to(const Extents& x, const Extents& target) noexcept {
+  return detail::broadcasts_unchanged(x.axes(), target.axes());
+}
+
+namespace detail {
+// The error of an operand shaped `x` that does not broadcast to `target` unchanged (!broadcasts_to(x, target)),
+// named by `what`: where broadcast_to, an in-place update or a gradient summed back to an operand refuses it.
+inline shape_error not_broadcast_to_error(const std::string& what, const Extents& x, const Extents& target) {
+  std::string why;
+  if (x.rank() > target.rank()) {
+    why = target.to_string() + " has lower rank: broadcasting adds axes, never removes them";
+  } else {
+    const std::size_t axis = first_axis_changed(x.axes(), target.axes());
+    why = "axis " + std::to_string(axis) + " of the target has extent " + std::to_string(target[axis]) +
+          ", the operand's " + std::to_string(aligned_extent(x.axes(), target.rank(), axis));
+  }
+  return shape_error(what + ": shape " + x.to_string() + " does not broadcast to " + target.to_string() + " (" + why +
+                     "); aligned from the right, each extent must equal the target's or be 1, and the target needs "
+                     "at least as many axes");
+}
+}  // namespace detail
 
 }  // namespace fusegrad

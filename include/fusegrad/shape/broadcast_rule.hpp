@@ -40,4 +40,20 @@ constexpr std::size_t broadcast_into(std::span<const std::size_t> a, std::span<c
   return no_axis;
 }
 
+// The first axis of `target` at which an operand with extents `x`, of rank at most the target's, changes the
+// target's extent when it is broadcast to it (its extent, aligned from the right, neither equal to the target's nor
+// 1), or no_axis where it broadcasts to `target` unchanged: PyTorch's expand, an in-place update's operand, and the
+// shapes a gradient is summed back between.
+constexpr std::size_t first_axis_changed(std::span<const std::size_t> x, std::span<const std::size_t> target) noexcept {
+  for (std::size_t i = 0; i < target.size(); ++i)
+    if (broadcast_extent(aligned_extent(x, target.size(), i), target[i]) != target[i]) return i;
+  return no_axis;
+}
+
+// Whether `x` broadcasts to `target` with the target's extents unchanged: it has at most the target's rank, and no
+// axis changes (first_axis_changed).
+constexpr bool broadcasts_unchanged(std::span<const std::size_t> x, std::span<const std::size_t> target) noexcept {
+  return x.size() <= target.size() && first_axis_changed(x, target) == no_axis;
+}
+
 }  // namespace fusegrad::detail

@@ -1,7 +1,6 @@
-// shape/extents.hpp -- Extents: a shape known at run time, and run-time broadcasting that throws.
+// shape/extents.hpp -- Extents: a shape known at run time; whether it fits a static shape; what a reduction leaves.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <initializer_list>
@@ -10,7 +9,6 @@
 #include <string>
 
 #include <fusegrad/error.hpp>
-#include <fusegrad/shape/broadcast_rule.hpp>
 #include <fusegrad/shape/reduce.hpp>
 #include <fusegrad/shape/shape.hpp>
 
@@ -39,7 +37,10 @@ class Extents {
   }
 
   /// The most elements a shape may hold: more would overflow a byte count (of complex<double>) or Eigen::Index.
-  static constexpr std::size_t max_size = std::size_t(1) << 59;
+  static constexpr int max_size_bits = 59;
+  static constexpr std::size_t max_size = std::size_t(1) << max_size_bits;
+  /// max_size as the messages print it.
+  static std::string max_size_text() { return "2^" + std::to_string(max_size_bits); }
 
   /// The extents of a static shape.
   template <ShapeType S>
@@ -48,7 +49,7 @@ class Extents {
     static_assert(S::rank <= max_rank, "fusegrad::Extents::of<S>(): rank exceeds Extents::max_rank");
     constexpr bool fits = is_static_v<S> && S::rank <= max_rank;
     static_assert(!fits || element_count(S::extents) <= max_size,
-                  "fusegrad::Extents::of<S>(): S holds more than 2^59 elements");
+                  "fusegrad::Extents::of<S>(): S holds more than 2^59 elements (max_size)");
     if constexpr (fits && element_count(S::extents) <= max_size) {  // otherwise one error above, not a second one here
       constexpr Extents extents{std::span<const std::size_t>(S::extents)};  // built by the compiler, not at each call
       return extents;
@@ -106,8 +107,8 @@ class Extents {
                       std::to_string(max_rank));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_too_large() const {
-    throw shape_error("fusegrad::Extents: the shape " + to_string() +
-                      " holds more than 2^59 elements; no memory holds that many");
+    throw shape_error("fusegrad::Extents: the shape " + to_string() + " holds more than " + max_size_text() +
+                      " elements; no memory holds that many");
   }
 
   std::array<std::size_t, max_rank> data_{};
@@ -130,46 +131,6 @@ void require_fits(const Extents& e, const char* what) {
   if (!fits<S>(e))
     throw shape_error(std::string(what) + ": extents " + e.to_string() + " do not fit the declared shape " +
                       to_string<S>());
-}
-
-namespace detail {
-constexpr Extents broadcast_unequal(const Extents& a, const Extents& b);
-}
-
-/// NumPy broadcasting at run time: aligned from the last axis, extents equal or one of them 1.
-/// Throws shape_error naming both shapes and the first axis that clashes.
-constexpr Extents broadcast(const Extents& a, const Extents& b) {
-  // Equal extents, the common case (a tape of same-shaped tensors), in a function small
-  // enough for the compiler to inline; the rest out of the way.
-  if (a == b) return a;
-  return detail::broadcast_unequal(a, b);
-}
-
-constexpr Extents detail::broadcast_unequal(const Extents& a, const Extents& b) {
-  // A scalar operand next: most of what a fused sweep's shape checks see.
-  if (b.size() == 1 && b.rank() <= a.rank()) return a;
-  if (a.size() == 1 && a.rank() <= b.rank()) return b;
-  std::array<std::size_t, Extents::max_rank> out{};
-  const std::size_t rank = std::max(a.rank(), b.rank());
-  if (const std::size_t axis = broadcast_into(a.axes(), b.axes(), out); axis != no_axis)
-    throw shape_error("fusegrad: shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast: axis " +
-                      std::to_string(axis) + " of the result has extents " +
-                      std::to_string(aligned_extent(a.axes(), rank, axis)) + " and " +
-                      std::to_string(aligned_extent(b.axes(), rank, axis)) +
-                      "; extents must be equal or one of them 1 (axes align from the right)");
-  return Extents(std::span<const std::size_t>(out.data(), rank));
-}
-
-/// Whether `x` broadcasts to `target` with the target's shape unchanged (PyTorch's expand, the operand of an
-/// in-place update): aligned from the last axis, each extent of x equals the target's or is 1, and the target has
-/// at least as many axes.
-constexpr bool broadcasts_to(const Extents& x, const Extents& target) {
-  if (x.rank() > target.rank()) return false;
-  for (std::size_t r = 1; r <= x.rank(); ++r) {
-    const std::size_t t = target[target.rank() - r];
-    if (detail::broadcast_extent(x[x.rank() - r], t) != t) return false;
-  }
-  return true;
 }
 
 /// The extents left after reducing over the axes marked in `mask` (detail::reduce_into).

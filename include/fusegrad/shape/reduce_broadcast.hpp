@@ -1,6 +1,9 @@
 // shape/reduce_broadcast.hpp -- sums a broadcast gradient back to its operand's shape, and its forward twin.
 #pragma once
 
+#include <array>
+#include <string>
+
 #include <Eigen/Core>
 
 #include <fusegrad/detail/buffer.hpp>

@@ -30,18 +30,6 @@ struct unsqueeze_axis_past_the_rank_of;
 template <class S, std::size_t MaxRank, fixed_text Shape>
 struct unsqueeze_of_a_shape_that_has_the_most_axes;
 
-// The shape of a tensor of static rank, known only when each extent is: for the static
-// rules, whose result rank is known where a dyn extent leaves its extent open.
-template <ShapeType S>
-constexpr std::size_t static_size_or_dyn() {
-  std::size_t n = 1;
-  for (std::size_t e : S::extents) {
-    if (e == dyn) return dyn;
-    n *= e;
-  }
-  return n;
-}
-
 // reshape<Ds...>: a static target shape.
 template <std::size_t... Ds>
 struct reshape_to_shape {
@@ -54,7 +42,7 @@ struct reshape_to_shape {
     using type = target;
   };
   template <ShapeType S>
-    requires(static_size_or_dyn<S>() != dyn && static_size_or_dyn<S>() != size_v<target>)
+    requires(static_size_v<S> != dyn && static_size_v<S> != size_v<target>)
   struct checked<S> {
     enum : std::size_t { report = sizeof(reshape_changes_the_number_of_elements<S, target, shapes_text<S, target>>) };
     using type = target;
@@ -108,14 +96,16 @@ struct reshape_to_extents {
     if (inferred != no_axis) {
       if (known == 0 || x.size() % known != 0)
         throw shape_error(cannot + (known == 0          ? ": the -1 extent is undetermined when another extent is 0"
-                                    : known == too_many ? ": the other extents multiply to more than 2^59 elements"
+                                    : known == too_many ? ": the other extents multiply to more than " +
+                                                              Extents::max_size_text() + " elements"
                                                         : ": the other extents' product does not divide the number of "
                                                           "elements"));
       out[inferred] = x.size() / known;
     } else if (known != x.size()) {
-      throw shape_error(cannot + (known == too_many ? ": its extents multiply to more than 2^59 elements"
-                                                    : ": it has " + std::to_string(known) +
-                                                          " elements; a reshape keeps the number of elements"));
+      throw shape_error(
+          cannot + (known == too_many
+                        ? ": its extents multiply to more than " + Extents::max_size_text() + " elements"
+                        : ": it has " + std::to_string(known) + " elements; a reshape keeps the number of elements"));
     }
     return Extents(std::span<const std::size_t>(out.data(), rank));
   }
@@ -131,7 +121,7 @@ struct flatten_all {
   };
   template <ShapeType S>
   struct flat<S> {
-    using type = Shape<static_size_or_dyn<S>()>;
+    using type = Shape<static_size_v<S>>;
   };
   template <ShapeLike S>
   using shape = typename flat<S>::type;

@@ -1,4 +1,4 @@
-// tape/backward.hpp -- the engine: reverse topological traversal of a recorded graph, iterative.
+// tape/backward.hpp -- run_backward: where a backward pass starts (its traversal: tape/typed_backward_pass.hpp).
 #pragma once
 
 #include <memory>

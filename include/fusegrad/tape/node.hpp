@@ -50,7 +50,7 @@ enum release_reason : std::uint8_t {
 };
 
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
-// (tape/backward.hpp) owns the traversal. Graphs are owned by the tensors that reference
+// (tape/typed_backward_pass.hpp) owns the traversal. Graphs are owned by the tensors that reference
 // them: a node lives while its output or a later node needs it. A taped graph holds one per op: every field is
 // sized for that (88 bytes on 64-bit systems, checked below the class).
 template <Scalar T>

@@ -3,13 +3,10 @@
 
 #include <array>
 #include <cstddef>
-#include <memory>
 #include <new>
-#include <type_traits>
 #include <utility>
 
 #include <fusegrad/detail/block_cache.hpp>  // report_memory_ran_out
-#include <fusegrad/detail/buffer.hpp>       // small_buffer, which graph objects hold
 #include <fusegrad/detail/per_thread.hpp>
 #include <fusegrad/detail/retention.hpp>
 

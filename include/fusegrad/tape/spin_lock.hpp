@@ -22,7 +22,7 @@ class spin_lock {
 
  private:
   // What std::this_thread::yield does, without <thread>: that header (stop tokens,
-  // semaphores) costs every translation unit that includes the tape about 3,500 lines.
+  // semaphores) would be parsed by every translation unit that includes the tape.
   static void yield() noexcept {
 #if __has_include(<sched.h>)
     sched_yield();
@@ -33,8 +33,8 @@ class spin_lock {
   std::atomic_flag flag_;  // clear (C++20)
 };
 
-// Holds a spin_lock for its scope: std::lock_guard's job, without <mutex>, which would add about 2,600 lines to
-// every translation unit that includes the tape.
+// Holds a spin_lock for its scope: std::lock_guard's job, without <mutex>, which every translation unit that
+// includes the tape would parse.
 class [[nodiscard]] spin_lock_guard {
  public:
   explicit spin_lock_guard(spin_lock& lock) noexcept : lock_(lock) { lock_.lock(); }

@@ -54,7 +54,8 @@ BasicTensor<T> BasicTensor<T>::arange(double start, double stop, double step) {
   const double count = std::ceil((stop - start) / step);
   if (!(count <= double(Extents::max_size)))
     throw value_error("fusegrad::Tensor::arange: " + number_text(count) + " values (" + given +
-                      ") are more than a tensor holds (2^59); take a larger step or a shorter range");
+                      ") are more than a tensor holds (" + Extents::max_size_text() +
+                      "); take a larger step or a shorter range");
   const auto n = static_cast<std::size_t>(count);
   BasicTensor t = empty({n});
   for (std::size_t i = 0; i < n; ++i) t.impl_->storage->data[i] = T(start + double(i) * step);
@@ -69,8 +70,8 @@ BasicTensor<T> BasicTensor<T>::arange(double stop) {
 template <Scalar T>
 BasicTensor<T> BasicTensor<T>::linspace(double start, double end, std::size_t steps) {
   if (steps > Extents::max_size)
-    throw value_error("fusegrad::Tensor::linspace: " + std::to_string(steps) +
-                      " steps are more than a tensor holds (2^59); ask for fewer");
+    throw value_error("fusegrad::Tensor::linspace: " + std::to_string(steps) + " steps are more than a tensor holds (" +
+                      Extents::max_size_text() + "); ask for fewer");
   BasicTensor t = empty({steps});
   if (steps == 1) return full({1}, T(start));
   const double step = (end - start) / double(steps - 1);

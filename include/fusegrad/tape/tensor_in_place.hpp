@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include <fusegrad/error.hpp>
+#include <fusegrad/shape/broadcast.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
@@ -106,10 +107,9 @@ void BasicTensor<T>::update_with(const BasicTensor& other, const char* what, Upd
     return;
   }
   if (!broadcasts_to(other.shape(), shape()))
-    throw shape_error(std::string("fusegrad::Tensor::") + what + ": shape " + other.shape().to_string() +
-                      " does not broadcast to this tensor's shape " + shape().to_string() +
-                      "; an in-place update keeps the tensor's shape, so the operand's extents, aligned from the "
-                      "right, must equal the tensor's or be 1");
+    throw detail::not_broadcast_to_error(
+        std::string("fusegrad::Tensor::") + what + " (an in-place update keeps the tensor's shape)", other.shape(),
+        shape());
   check_operand_in_place(other, what);
   detail::array_t<T> repeated(static_cast<Eigen::Index>(numel()));
   broadcast_into(repeated.data(), other.data(), other.shape(), shape());

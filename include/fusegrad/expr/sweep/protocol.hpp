@@ -4,10 +4,7 @@
 // them all, and is what code that runs a sweep includes.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
-#include <type_traits>
-#include <utility>
 
 #include <Eigen/Core>
 
@@ -96,5 +93,31 @@ concept SweepFrame = std::constructible_from<F, State&, Eigen::Index, Eigen::Ind
   frame.value();
   frame.backward(dy, r);
 };
+
+// The frame of a block whose values an earlier pass kept (run_segment's Known): made from its state, offset, length
+// and those values; otherwise as SweepFrame.
+template <class F, class State, int N>
+concept KnownSweepFrame =
+    std::constructible_from<F, State&, Eigen::Index, Eigen::Index, const typename State::value_type*> &&
+    requires(F& frame, const Eigen::Array<typename State::value_type, N, 1>& dy, typename State::registers& r) {
+  frame.value();
+  frame.backward(dy, r);
+};
+
+// The gradient arriving at a segment's blocks (a segment_access): one value for the whole segment where `uniform`
+// (uniform_value()), else each block's values at its offset (values_at(offset)).
+template <class U, class T>
+concept SweepUpstream = requires(const U& upstream, Eigen::Index offset) {
+  { U::uniform } -> std::convertible_to<bool>;
+  { upstream.values_at(offset) } -> std::convertible_to<const T*>;
+  requires !U::uniform || requires {
+    { upstream.uniform_value() } -> std::convertible_to<T>;
+  };
+};
+
+// What takes a segment's values block by block: called with a block's values (V, an Eigen array expression) and the
+// block's offset in the segment.
+template <class C, class V>
+concept BlockConsumer = std::invocable<C&, const V&, Eigen::Index>;
 
 }  // namespace fusegrad::detail

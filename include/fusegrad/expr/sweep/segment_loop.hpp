@@ -14,6 +14,12 @@
 
 namespace fusegrad::detail {
 
+// A consumer of a segment's values that carries lanes across blocks, added up after the loop by fold() (sum_values).
+template <class C>
+concept FoldingConsumer = requires(std::remove_reference_t<C>& consume) {
+  consume.fold();
+};
+
 // Runs the strip-mined loop of the segment rooted at `state`. Per block it builds the
 // root's frame, hands the block value to consume(value, offset), and, when an upstream
 // access is given, runs the block's reverse sweep. Every block has a length known at compile time.
@@ -21,11 +27,6 @@ namespace fusegrad::detail {
 // instead of recomputing (a materialised operand's backward sweep). A template parameter,
 // not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
 // Always inlined, like the drivers in grad.hpp: see the note there on where the sweep is compiled.
-// A consumer of a segment's values that carries lanes across blocks, added up after the loop by fold() (sum_values).
-template <class C>
-concept FoldingConsumer = requires(std::remove_reference_t<C>& consume) {
-  consume.fold();
-};
 
 template <class Segment, bool Known = false, SweepState State, class Consume, class Upstream = std::nullptr_t>
 [[gnu::always_inline]] inline void run_segment(State& state, const Extents& segment, Consume&& consume,
@@ -34,6 +35,8 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   using T = typename State::value_type;
   constexpr Eigen::Index B = block_length;
   constexpr bool sweeps_back = !std::is_same_v<Upstream, std::nullptr_t>;
+  static_assert(!sweeps_back || SweepUpstream<Upstream, T>,
+                "run_segment: the upstream gradient does not follow the sweep's protocol (uniform, values_at)");
   static_assert(std::is_copy_assignable_v<std::remove_reference_t<Consume>>,
                 "run_segment: a consumer of block values is copied into and out of the loop (see run_blocks)");
   // The segment's accumulators: a local, never stored in a frame; the loops work on copies of it
@@ -43,6 +46,8 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
   auto block = [&]<int N>(std::integral_constant<int, N>, Eigen::Index offset, Eigen::Index n, auto& lanes,
                           auto& sink) {
     auto sweep = [&](auto& frame) {
+      static_assert(BlockConsumer<decltype(sink), decltype(frame.value())>,
+                    "run_segment: a consumer of block values takes each block's values and its offset");
       sink(frame.value(), offset);
       if constexpr (!sweeps_back) {
         // forward only
@@ -53,7 +58,10 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
       }
     };
     if constexpr (Known) {
-      typename State::template frame<N, false, true> frame(state, offset, n, known);
+      using frame_type = typename State::template frame<N, false, true>;
+      static_assert(KnownSweepFrame<frame_type, State, N>,
+                    "a node's block frame over kept values does not follow the sweep's protocol");
+      frame_type frame(state, offset, n, known);
       sweep(frame);
     } else {
       using frame_type = typename State::template frame<N, false>;
