@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -196,6 +197,10 @@ struct flat_op {
   }
 
   enum class layout : unsigned char { full, uniform, expanded };
+  // Whether binary_operands::apply() handed an operand to f as a constant (the uniform one) rather than as a map.
+  template <class A>
+  static constexpr bool is_constant_v =
+      !std::is_same_v<std::remove_cvref_t<A>, Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>>;
 
   // One operand of a binary op as the output's elements see it.
   struct operand {
@@ -259,23 +264,20 @@ struct flat_op {
       return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(static_cast<Eigen::Index>(n), side.values[0]);
     }
 
-    // Sends to g the gradient of `side`, from its VJP over the output's n elements.
-    template <class Vjp>
+    // Sends to g the gradient of `side`, from its VJP over the output's n elements. Uniform: whether apply() handed
+    // the side to the VJP as a constant, which it does exactly when the side is one value; each VJP's loops are
+    // then compiled only for the layouts its operand can have.
+    template <bool Uniform, class Vjp>
     void add(const operand& side, T* g, const Vjp& vjp) {
-      switch (side.how) {
-        case layout::full:
-          send(g, side.fresh, n, vjp);
-          break;
-        case layout::uniform: {  // a float total is taken in double, as every sum of float (carried_sum.hpp)
-          const T total = T(vjp.template cast<carried_sum_t<T>>().sum());
-          g[0] = side.fresh ? total : g[0] + total;
-          break;
-        }
-        case layout::expanded:
-          map(expanded->vjp.data(), n) = vjp;
-          if (side.fresh) std::fill_n(g, side.own->size(), T(0));
-          reduce_broadcast_into(g, static_cast<const T*>(expanded->vjp.data()), expanded->output, *side.own);
-          break;
+      if constexpr (Uniform) {  // a float total is taken in double, as every sum of float (carried_sum.hpp)
+        const T total = T(vjp.template cast<carried_sum_t<T>>().sum());
+        g[0] = side.fresh ? total : g[0] + total;
+      } else if (side.how == layout::full) {
+        send(g, side.fresh, n, vjp);
+      } else {  // expanded
+        map(expanded->vjp.data(), n) = vjp;
+        if (side.fresh) std::fill_n(g, side.own->size(), T(0));
+        reduce_broadcast_into(g, static_cast<const T*>(expanded->vjp.data()), expanded->output, *side.own);
       }
     }
   };
@@ -302,8 +304,10 @@ struct flat_op {
     }
     args.apply([&](const auto& a, const auto& b) {
       const auto add_vjps = [&](const auto& y) {
-        if (lhs_grad) args.add(args.lhs, lhs_grad, Op::vjp_lhs(dy, a, b, y));
-        if (rhs_grad) args.add(args.rhs, rhs_grad, Op::vjp_rhs(dy, a, b, y));
+        using A = decltype(a);  // a map, or the constant of a uniform operand
+        using B = decltype(b);
+        if (lhs_grad) args.template add<is_constant_v<A>>(args.lhs, lhs_grad, Op::vjp_lhs(dy, a, b, y));
+        if (rhs_grad) args.template add<is_constant_v<B>>(args.rhs, rhs_grad, Op::vjp_rhs(dy, a, b, y));
       };
       if constexpr (needs_output(Op::needs))
         add_vjps(map(output, n));
