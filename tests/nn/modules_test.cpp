@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,51 @@ TEST(Linear, RefusesInputOfTheWrongWidth) {
         (void)layer(fg::Tensor::zeros({2, 4}));
       },
       {"Linear", "(N, 3)", "(2, 4)"});
+}
+
+// As PyTorch's: x of shape (*, in), one sample (in) or batches of batches (B, N, in), gives (*, out). With loss
+// sum(y), dW[o][i] is the sum of x[..., i] over every row, db[o] the number of rows, dx[..., i] the sum of W[o][i]
+// over o.
+TEST(Linear, TakesOneSampleOrBatchesOfBatches) {
+  nn::Linear layer(3, 2, 42);
+  const double* w = layer.weight.data();
+  const double* b = layer.bias.data();
+  for (const fg::Extents& shape : {fg::Extents{3}, fg::Extents{2, 2, 3}, fg::Extents{2, 1, 2, 3}}) {
+    SCOPED_TRACE(shape.to_string());
+    const std::size_t rows = shape.size() / 3;
+    std::vector<double> values(shape.size());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * double(i) - 1.0;
+    fg::Tensor x = fg::Tensor::from(values, shape);
+    x.requires_grad_();
+    for (fg::Tensor* p : {&x, &layer.weight, &layer.bias}) p->zero_grad();
+    const fg::Tensor y = layer(x);
+    std::vector<std::size_t> out_shape(shape.axes().begin(), shape.axes().end());
+    out_shape.back() = 2;
+    ASSERT_EQ(y.shape(), fg::Extents(std::span<const std::size_t>(out_shape)));
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t o = 0; o < 2; ++o) {
+        double expected = b[o];
+        for (std::size_t i = 0; i < 3; ++i) expected += values[r * 3 + i] * w[o * 3 + i];
+        EXPECT_NEAR(y.data()[r * 2 + o], expected, 1e-15);
+      }
+    fg::Tensor(fg::sum(y)).backward();
+    for (std::size_t o = 0; o < 2; ++o) {
+      EXPECT_DOUBLE_EQ(layer.bias.grad().data()[o], double(rows));
+      for (std::size_t i = 0; i < 3; ++i) {
+        double column = 0;
+        for (std::size_t r = 0; r < rows; ++r) column += values[r * 3 + i];
+        EXPECT_NEAR(layer.weight.grad().data()[o * 3 + i], column, 1e-14);
+      }
+    }
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(x.grad().data()[r * 3 + i], w[i] + w[3 + i], 1e-15);
+  }
+  fg::test::expect_error<fg::shape_error>([&] { (void)layer(fg::Tensor::scalar(1.0)); }, {"Linear", "(3)", "()"});
+  fg::test::expect_error<fg::shape_error>(
+      [&] {
+        (void)layer(fg::Tensor::zeros({2, 3, 4}));
+      },
+      {"Linear", "(..., 3)", "(2, 3, 4)"});
 }
 
 // No input features, or none out, as in PyTorch: nn.Linear(0, 3) maps a (2, 0) batch to zeros (its bias is zeros),

@@ -18,8 +18,9 @@
 
 namespace fusegrad::nn {
 
-/// A fully connected layer: for x of shape (N, in), x W^T + b of shape (N, out), recorded as one
-/// fused node. W (out, in) and b (out) are parameters, drawn as PyTorch draws them, uniformly from
+/// A fully connected layer: for x of shape (*, in) -- one sample (in), a batch (N, in), or batches of them
+/// (B, N, in) -- x W^T + b of shape (*, out), as PyTorch's, recorded as one fused node. W (out, in) and b (out) are
+/// parameters, drawn as PyTorch draws them, uniformly from
 /// (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's generator: the same values on every
 /// platform; not PyTorch's values). The bias draws from a stream of its own, seeded with
 /// mix64(~seed), apart from the weights' streams of seeds 0, 1, 2 ... (mix64 maps 0 to 0, so
@@ -50,10 +51,11 @@ struct BasicLinear {
   }
 
   [[nodiscard]] BasicTensor<T> operator()(const BasicTensor<T>& x) const {
-    if (x.dim() != 2 || x.shape()[1] != weight.shape()[1])
-      throw shape_error("fusegrad::nn::Linear: the input is a batch of rows of " + std::to_string(weight.shape()[1]) +
-                        " features, shape (N, " + std::to_string(weight.shape()[1]) + "); it has shape " +
-                        x.shape().to_string());
+    const std::size_t in = weight.shape()[1];
+    if (x.dim() == 0 || x.shape()[x.dim() - 1] != in)
+      throw shape_error("fusegrad::nn::Linear: the input holds rows of " + std::to_string(in) + " features, shape (" +
+                        std::to_string(in) + "), (N, " + std::to_string(in) + ") or (..., " + std::to_string(in) +
+                        "); it has shape " + x.shape().to_string());
     if (bias.defined()) return matmul(x, transpose(weight)) + bias;
     return matmul(x, transpose(weight));
   }
