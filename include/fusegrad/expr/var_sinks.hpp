@@ -117,8 +117,8 @@ struct basic_var_sinks {
     return false;
   }
 };
-// count_uses lets written_whole gradients go without zeros: the sweep must find sole_sink_for (SoleSinks).
-static_assert(SoleSinks<basic_var_sinks<std::tuple<double*>, Var<double, Shape<dyn>>>, Var<double, Shape<dyn>>>);
+// count_uses lets written_whole gradients go without zeros: the sweep must find sole_sink_for (SoleSinks, checked in
+// tests/static/protocols_static_test.cpp).
 
 // The sinks of value_and_grad and vjp: arrays of the vars' sizes, moved out as results.
 template <class... Vars>

@@ -77,7 +77,7 @@ struct tensor_sinks {
 
   static std::size_t size_of(const edge<T>& e) { return e.fn ? e.fn->size : e.input->extents.size(); }
 };
-// take_unfilled leaves the sole destinations without zeros: the sweep must find sole_sink_for (SoleSinks).
-static_assert(SoleSinks<tensor_sinks<double>, BasicTensor<double>>);
+// take_unfilled leaves the sole destinations without zeros: the sweep must find sole_sink_for (SoleSinks, checked in
+// tests/static/protocols_static_test.cpp).
 
 }  // namespace fusegrad::detail

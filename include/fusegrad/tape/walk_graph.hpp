@@ -44,8 +44,10 @@ void walk_one_graph(tensor_impl<T>& root, graph_walk& walk) {
   }
 }
 
-// Walks the graphs behind the casts in walk.across, and those their casts lead to.
-inline void walk_graphs_across(graph_walk& walk) {
+// Walks the graphs behind the casts in walk.across, and those their casts lead to. A template, so that a translation
+// unit that walks no graph does not compile the walks of both scalar types.
+template <class Walk = graph_walk>
+void walk_graphs_across(Walk& walk) {
   walk.across.drain([&walk](auto& source) { walk_one_graph(source, walk); });
 }
 

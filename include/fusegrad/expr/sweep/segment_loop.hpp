@@ -167,7 +167,7 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
   }
   void fold() { *total += carried.total(lanes); }
 };
-static_assert(FoldingConsumer<sum_values<double>>, "sum_values must fold its lanes into the total");
+// (A FoldingConsumer: tests/static/protocols_static_test.cpp.)
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
 // as the lanes is added to them element by element; a shorter block's sum goes to `rest`. A gradient that is one value
