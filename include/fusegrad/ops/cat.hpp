@@ -6,7 +6,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <span>
 #include <string>
 #include <string_view>
@@ -230,10 +229,9 @@ auto cat(const volatile X& first, const Rest&...) {
 }
 /// A braced list that no cat takes (detail::braced_cat_operands reports it). The axis is converted as in the Tensors'
 /// cat, which a braced list of Tensors of one type then matches better. After the error it returns an expression of
-/// the list's scalar type, so that the expressions and gradients built from it add no second error.
-[[noreturn]] inline Const<double, Shape<dyn>> cat(detail::braced_cat_operands<double>, std::int64_t) {
-  std::terminate();
-}
-[[noreturn]] inline Const<float, Shape<dyn>> cat(detail::braced_cat_operands<float>, std::int64_t) { std::terminate(); }
+/// the list's scalar type, so that the expressions and gradients built from it add no second error. Declared only: no
+/// program that calls them compiles.
+Const<double, Shape<dyn>> cat(detail::braced_cat_operands<double>, std::int64_t);
+Const<float, Shape<dyn>> cat(detail::braced_cat_operands<float>, std::int64_t);
 
 }  // namespace fusegrad
