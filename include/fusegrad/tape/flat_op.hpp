@@ -16,6 +16,7 @@
 #include <fusegrad/expr/leaf.hpp>
 #include <fusegrad/expr/unary_expr.hpp>
 #include <fusegrad/expr/visit.hpp>
+#include <fusegrad/shape/any_shape.hpp>
 #include <fusegrad/shape/extents.hpp>
 #include <fusegrad/shape/reduce_broadcast.hpp>
 #include <fusegrad/tape/basic_tensor.hpp>
@@ -197,6 +198,10 @@ struct flat_op {
   }
 
   enum class layout : unsigned char { full, uniform, expanded };
+  // Whether an operand's static shape holds one value (a number, a Shape<> leaf): it is then uniform wherever the
+  // output has more than one element.
+  template <class X>
+  static constexpr bool one_value_v = static_size_v<typename node_t<X>::static_shape> == 1;
   // Whether binary_operands::apply() handed an operand to f as a constant (the uniform one) rather than as a map.
   template <class A>
   static constexpr bool is_constant_v =
@@ -250,15 +255,22 @@ struct flat_op {
     }
 
     // f(a, b) with the operands as Eigen expressions of n values: a map each, or a constant
-    // for the uniform one (only one can be: the output has more than one element).
+    // for the uniform one (only one can be: the output has more than one element). An operand whose
+    // static shape holds one value (a number) is always the uniform one: f is compiled for that case alone.
     template <class F>
     void apply(F&& f) const {
-      if (lhs.how == layout::uniform)
+      if constexpr (one_value_v<decltype(E::lhs)>) {
         f(constant(lhs), map(rhs.values, n));
-      else if (rhs.how == layout::uniform)
+      } else if constexpr (one_value_v<decltype(E::rhs)>) {
         f(map(lhs.values, n), constant(rhs));
-      else
-        f(map(lhs.values, n), map(rhs.values, n));
+      } else {
+        if (lhs.how == layout::uniform)
+          f(constant(lhs), map(rhs.values, n));
+        else if (rhs.how == layout::uniform)
+          f(map(lhs.values, n), constant(rhs));
+        else
+          f(map(lhs.values, n), map(rhs.values, n));
+      }
     }
     [[nodiscard]] auto constant(const operand& side) const {
       return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(static_cast<Eigen::Index>(n), side.values[0]);
