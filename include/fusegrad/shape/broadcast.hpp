@@ -105,15 +105,14 @@ namespace detail {
 inline shape_error not_broadcast_to_error(const std::string& what, const Extents& x, const Extents& target) {
   std::string why;
   if (x.rank() > target.rank()) {
-    why = target.to_string() + " has lower rank: broadcasting adds axes, never removes them";
+    why = target.to_string() + " has lower rank, and broadcasting adds axes, never removes them";
   } else {
     const std::size_t axis = first_axis_changed(x.axes(), target.axes());
-    why = "axis " + std::to_string(axis) + " of the target has extent " + std::to_string(target[axis]) +
-          ", the operand's " + std::to_string(aligned_extent(x.axes(), target.rank(), axis));
+    why = "axis " + std::to_string(axis) + " of " + target.to_string() + " has extent " + std::to_string(target[axis]) +
+          ", against " + std::to_string(aligned_extent(x.axes(), target.rank(), axis));
   }
-  return shape_error(what + ": shape " + x.to_string() + " does not broadcast to " + target.to_string() + " (" + why +
-                     "); aligned from the right, each extent must equal the target's or be 1, and the target needs "
-                     "at least as many axes");
+  return shape_error(what + ": shape " + x.to_string() + " does not broadcast to " + target.to_string() + ": " + why +
+                     "; aligned from the right, each extent of the first must equal the second's or be 1");
 }
 }  // namespace detail
 

@@ -28,7 +28,8 @@ namespace fusegrad::detail {
 // runs the op spec's value and VJP on Eigen maps of whole arrays: the same numbers as the
 // fused sweep, without the bookkeeping a one-op node cannot afford, and without compiling
 // the sweep for every op a program records. An operand meets the output's n elements in one
-// of three ways, found from its size on each call:
+// of three ways, found from its size on each call (for an operand whose static shape holds one
+// value, a number, from that shape: binary_operands::apply):
 //   full     -- it has n elements: a map of its values;
 //   uniform  -- it is one value (a number, a scalar tensor): an Eigen constant, and its
 //               gradient is the sum of its VJP;

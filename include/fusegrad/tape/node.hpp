@@ -52,7 +52,7 @@ enum release_reason : std::uint8_t {
 // A recorded operation. Subclasses say how to compute its value and its VJP; the engine
 // (tape/typed_backward_pass.hpp) owns the traversal. Graphs are owned by the tensors that reference
 // them: a node lives while its output or a later node needs it. A taped graph holds one per op: every field is
-// sized for that (88 bytes on 64-bit systems, checked below the class).
+// sized for that (88 bytes on 64-bit systems, checked in tests/static/protocols_static_test.cpp).
 template <Scalar T>
 struct node : ref_counted<node<T>> {
   // A backward's state lives in the nodes it runs (waiting, has_grad, the gradient, pass

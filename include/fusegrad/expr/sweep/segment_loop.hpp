@@ -131,7 +131,7 @@ template <class Segment, bool Known = false, SweepState State, class Consume, cl
 }
 
 // Consumers of a segment's block values: consume(block, offset) for each block, and fold() after the loop for one
-// that carries lanes across blocks (sum_values), which asserts that it models FoldingConsumer.
+// that carries lanes across blocks (sum_values, a FoldingConsumer: tests/static/protocols_static_test.cpp).
 struct discard_values {
   void operator()(const auto&, Eigen::Index) const noexcept {}
 };
