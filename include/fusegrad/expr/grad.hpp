@@ -30,7 +30,7 @@ namespace detail {
 // type, whose call its loops dwarf. (A root over several reductions sweeps each in a function of
 // its own: reduce_and_sweep_apart.)
 template <class L>
-using holds_one_value = std::bool_constant<static_size_v<typename L::static_shape> == 1>;
+using holds_one_value = std::bool_constant<holds_one_value_v<L>>;
 template <class E>
 inline constexpr bool one_element_graph_v =
     count_types_if_v<leaf_types_t<E>, holds_one_value> == boost::mp11::mp_size<leaf_types_t<E>>::value;
@@ -187,8 +187,7 @@ auto value_and_grad_shared(const E& f, const Vars&... vars) {
 
 // Whether E may be a scalar, the f of a gradient: a static shape of one element, or a shape only run time knows.
 template <class E>
-inline constexpr bool scalar_shaped_v =
-    std::is_same_v<typename E::static_shape, AnyShape> || static_size_v<typename E::static_shape> == 1;
+inline constexpr bool scalar_shaped_v = std::is_same_v<typename E::static_shape, AnyShape> || holds_one_value_v<E>;
 
 // Whether every var has E's scalar type (vacuously when some is no var: another assertion reports that).
 template <class E, class... Vars>

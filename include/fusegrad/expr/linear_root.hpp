@@ -27,7 +27,7 @@ namespace fusegrad::detail {
 template <class E>
 inline constexpr bool is_constant_number_v = [] {
   if constexpr (E::kind == node_kind::leaf && !is_handle_v<E> && !is_view_const<E>::value)
-    return !E::takes_grad && static_size_v<typename E::static_shape> == 1;
+    return !E::takes_grad && holds_one_value_v<E>;
   else
     return false;
 }();

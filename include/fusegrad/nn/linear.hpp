@@ -20,11 +20,10 @@ namespace fusegrad::nn {
 
 /// A fully connected layer: for x of shape (*, in) -- one sample (in), a batch (N, in), or batches of them
 /// (B, N, in) -- x W^T + b of shape (*, out), as PyTorch's, recorded as one fused node. W (out, in) and b (out) are
-/// parameters, drawn as PyTorch draws them, uniformly from
-/// (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's generator: the same values on every
-/// platform; not PyTorch's values). The bias draws from a stream of its own, seeded with
-/// mix64(~seed), apart from the weights' streams of seeds 0, 1, 2 ... (mix64 maps 0 to 0, so
-/// mix64(seed) would be seed 0's weight stream.)
+/// parameters, drawn as PyTorch draws them, uniformly from (-1/sqrt(in), 1/sqrt(in)), here from `seed` (fusegrad's
+/// generator: the same values on every platform; not PyTorch's values). The bias draws from a stream of its own, seeded
+/// with mix64(~seed), apart from the weights' streams of seeds 0, 1, 2 ... (mix64 maps 0 to 0, so mix64(seed) would be
+/// seed 0's weight stream.)
 ///   fg::nn::Linear layer(4, 3, /*seed*/ 1);  fg::Tensor y = layer(x);
 template <std::floating_point T>
 struct BasicLinear {

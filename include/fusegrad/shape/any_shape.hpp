@@ -63,4 +63,8 @@ inline constexpr std::size_t static_size_v = [] {
   }
 }();
 
+// holds_one_value_v<E>: whether the static shape of E (an expression, a leaf, a tensor type) holds exactly one value.
+template <class E>
+inline constexpr bool holds_one_value_v = static_size_v<typename E::static_shape> == 1;
+
 }  // namespace fusegrad

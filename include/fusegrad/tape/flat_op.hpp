@@ -199,10 +199,6 @@ struct flat_op {
   }
 
   enum class layout : unsigned char { full, uniform, expanded };
-  // Whether an operand's static shape holds one value (a number, a Shape<> leaf): it is then uniform wherever the
-  // output has more than one element.
-  template <class X>
-  static constexpr bool one_value_v = static_size_v<typename node_t<X>::static_shape> == 1;
   // Whether binary_operands::apply() handed an operand to f as a constant (the uniform one) rather than as a map.
   template <class A>
   static constexpr bool is_constant_v =
@@ -260,9 +256,9 @@ struct flat_op {
     // static shape holds one value (a number) is always the uniform one: f is compiled for that case alone.
     template <class F>
     void apply(F&& f) const {
-      if constexpr (one_value_v<decltype(E::lhs)>) {
+      if constexpr (holds_one_value_v<node_t<decltype(E::lhs)>>) {
         f(constant(lhs), map(rhs.values, n));
-      } else if constexpr (one_value_v<decltype(E::rhs)>) {
+      } else if constexpr (holds_one_value_v<node_t<decltype(E::rhs)>>) {
         f(map(lhs.values, n), constant(rhs));
       } else {
         if (lhs.how == layout::uniform)

@@ -32,7 +32,7 @@ constexpr sweep_role role_of() {
     return sweep_role::leaf;
   else if constexpr (E::kind == node_kind::materialized)
     return sweep_role::materialized;
-  else if constexpr (static_size_v<typename E::static_shape> == 1 && static_size_v<Segment> != 1)
+  else if constexpr (holds_one_value_v<E> && static_size_v<Segment> != 1)
     return sweep_role::hoisted;
   else
     return sweep_role::fused;
@@ -88,21 +88,20 @@ concept SoleSinks = Sinks<S, L> && requires(S& sinks, const L& leaf) {
 // length (and, when Known, the known values); value() is the block's values as an Eigen
 // array expression, backward(dy, registers) adds the block's gradient dy to the operands.
 template <class F, class State, int N>
-concept SweepFrame = std::constructible_from<F, State&, Eigen::Index, Eigen::Index> &&
-    requires(F& frame, const Eigen::Array<typename State::value_type, N, 1>& dy, typename State::registers& r) {
+concept block_frame = requires(F& frame, const Eigen::Array<typename State::value_type, N, 1>& dy,
+                               typename State::registers& r) {
   frame.value();
   frame.backward(dy, r);
 };
+template <class F, class State, int N>
+concept SweepFrame = std::constructible_from<F, State&, Eigen::Index, Eigen::Index> && block_frame<F, State, N>;
 
 // The frame of a block whose values an earlier pass kept (run_segment's Known): made from its state, offset, length
 // and those values; otherwise as SweepFrame.
 template <class F, class State, int N>
 concept KnownSweepFrame =
     std::constructible_from<F, State&, Eigen::Index, Eigen::Index, const typename State::value_type*> &&
-    requires(F& frame, const Eigen::Array<typename State::value_type, N, 1>& dy, typename State::registers& r) {
-  frame.value();
-  frame.backward(dy, r);
-};
+    block_frame<F, State, N>;
 
 // The gradient arriving at a segment's blocks (a segment_access): one value for the whole segment where `uniform`
 // (uniform_value()), else each block's values at its offset (values_at(offset)).

@@ -27,7 +27,6 @@ concept FoldingConsumer = requires(std::remove_reference_t<C>& consume) {
 // instead of recomputing (a materialised operand's backward sweep). A template parameter,
 // not a run-time flag, so that ordinary segments do not instantiate the second frame kind.
 // Always inlined, like the drivers in grad.hpp: see the note there on where the sweep is compiled.
-
 template <class Segment, bool Known = false, SweepState State, class Consume, class Upstream = std::nullptr_t>
 [[gnu::always_inline]] inline void run_segment(State& state, const Extents& segment, Consume&& consume,
                                                Upstream* upstream = nullptr,
@@ -167,7 +166,6 @@ struct sum_values {  // adds up the segment's values: full blocks lane by lane, 
   }
   void fold() { *total += carried.total(lanes); }
 };
-// (A FoldingConsumer: tests/static/protocols_static_test.cpp.)
 
 // Adds a block's gradient to a single value's lanes (segment_access::lanes): a block as long
 // as the lanes is added to them element by element; a shorter block's sum goes to `rest`. A gradient that is one value
