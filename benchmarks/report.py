@@ -356,7 +356,7 @@ def build_settings(build):
                 if m:
                     cache[m.group(1)] = m.group(2)
     except OSError:
-        return "unknown (no CMakeCache.txt)", None
+        return "unknown (no CMakeCache.txt)", None, "unknown (no CMakeCache.txt)"
     cxx = cache.get("CMAKE_CXX_COMPILER", "c++")
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()
     build_type = cache.get("CMAKE_BUILD_TYPE", "")
@@ -371,7 +371,12 @@ def build_settings(build):
                 torch = found.group(1) if found else "found"
         except OSError:
             torch = "found"
-    return f"{version[0] if version else cxx}, `{flags} -std=c++20` (`{build_type}`)", torch
+    products = "Eigen's own (`FUSEGRAD_BLAS=OFF`)"
+    blas = cache.get("FUSEGRAD_BLAS", "OFF")
+    if blas.upper() not in ("", "OFF", "FALSE", "NO", "N", "0"):
+        found = [v for k, v in cache.items() if re.fullmatch(r"BLAS_\w+_LIBRARY", k) and os.path.exists(v)]
+        products = f"`FUSEGRAD_BLAS={blas}`" + "".join(f", `{os.path.realpath(v)}`" for v in found)
+    return f"{version[0] if version else cxx}, `{flags} -std=c++20` (`{build_type}`)", torch, products
 
 
 def blas_in_use():
@@ -399,7 +404,7 @@ def main():
 
     runs = read_runs(args.runs, "median")
     fig = Figures(runs)
-    compiler, torch = build_settings(args.build)
+    compiler, torch, products = build_settings(args.build)
     torch_built = any("libtorch" in fig.variants(k) for k in fig.keys)
     tables = suite_tables(fig, torch_built)
     met, missed = target_verdicts(fig, torch_built)
@@ -423,6 +428,7 @@ def main():
            f"- Machine: {machine(context)}; {context.get('host_name', '')} "
            f"(load average at the start: {', '.join(f'{x:.2f}' for x in context.get('load_avg', []))}).",
            f"- Compiler: {compiler}.",
+           f"- Matrix products of fusegrad and of the hand-written baselines (Eigen's products): {products}.",
            f"- LibTorch: {torch + ' (Debian libtorch-dev), one thread, float64, matrix products by ' + blas_in_use() if torch_built and torch else 'not built (the libtorch variants are skipped: no libtorch-dev, or not a g++ build)'}.",
            f"- {len(runs)} run(s), each with 9 repetitions per variant in random interleaved order; a variant's time "
            "is the median CPU time of its repetitions in a run, every ratio is formed within a run, and each cell "

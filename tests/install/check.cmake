@@ -2,7 +2,7 @@
 #   MODE=find_package:     `cmake --install` this build tree into WORK_DIR/prefix, then build
 #                          tests/install/consumer against that prefix with find_package(fusegrad).
 #   MODE=add_subdirectory: build tests/install/subdir_consumer, which adds the source tree itself.
-# Both run the consumer, which exits 0 only if fusegrad computed the right numbers.
+# Both run the consumer, which exits 0 only if fusegrad computed the right numbers. BLAS: the main build's FUSEGRAD_BLAS.
 foreach(var MODE FUSEGRAD_SOURCE_DIR FUSEGRAD_BINARY_DIR WORK_DIR GENERATOR CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check.cmake: -D${var}=... is required")
@@ -31,6 +31,11 @@ endif()
 if(CONFIG)
   list(APPEND configure_args -DCMAKE_BUILD_TYPE=${CONFIG})
 endif()
+# A main build configured with a BLAS: the consumer expects EIGEN_USE_BLAS from fusegrad's target (and links the BLAS
+# through it); one that adds the source tree configures it with the same BLAS.
+if(BLAS)
+  list(APPEND configure_args -DFUSEGRAD_EXPECT_BLAS=ON)
+endif()
 # Use the very Eigen and Boost the main build found.
 foreach(dep Eigen3_DIR Boost_DIR)
   if(${dep})
@@ -51,7 +56,7 @@ if(MODE STREQUAL "find_package")
       ${configure_args} -DCMAKE_PREFIX_PATH=${prefix} -DFUSEGRAD_EXPECTED_PREFIX=${prefix})
 elseif(MODE STREQUAL "add_subdirectory")
   run("configure consumer" ${CMAKE_COMMAND} -S ${FUSEGRAD_SOURCE_DIR}/tests/install/subdir_consumer -B ${build}
-      ${configure_args} -DFUSEGRAD_SOURCE_DIR=${FUSEGRAD_SOURCE_DIR})
+      ${configure_args} -DFUSEGRAD_SOURCE_DIR=${FUSEGRAD_SOURCE_DIR} -DFUSEGRAD_BLAS=${BLAS})
 else()
   message(FATAL_ERROR "check.cmake: unknown MODE '${MODE}'")
 endif()

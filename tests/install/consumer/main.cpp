@@ -1,4 +1,5 @@
-// A consumer of fusegrad: exits 0 only if broadcasting and reduce_broadcast give the right numbers.
+// A consumer of fusegrad: exits 0 only if broadcasting and reduce_broadcast give the right numbers, and, when fusegrad
+// was configured with a BLAS, a matrix product through it does.
 #include <cstdio>
 #include <type_traits>
 
@@ -9,6 +10,12 @@
 #include <fusegrad/shape/reduce_broadcast.hpp>
 
 namespace fg = fusegrad;
+
+#if defined(FUSEGRAD_EXPECT_BLAS) && !defined(EIGEN_USE_BLAS)
+#error "fusegrad was configured with FUSEGRAD_BLAS, but its target did not define EIGEN_USE_BLAS"
+#elif !defined(FUSEGRAD_EXPECT_BLAS) && defined(EIGEN_USE_BLAS)
+#error "fusegrad was configured without a BLAS, but EIGEN_USE_BLAS is defined"
+#endif
 
 static_assert(std::is_same_v<fg::broadcast_t<fg::Shape<3, 1>, fg::Shape<4>>, fg::Shape<3, 4>>,
               "broadcast_t<Shape<3, 1>, Shape<4>> must be Shape<3, 4>");
@@ -29,6 +36,15 @@ int main() {
   expected << 11, 22, 33, 44, 55, 66;
   if (reduced.size() != 6 || !reduced.isApprox(expected)) {
     std::printf("reduce_broadcast gave the wrong gradient\n");
+    ++failures;
+  }
+  // 8 x 8 is past Eigen's threshold for small products: with EIGEN_USE_BLAS this is the BLAS's dgemm, which must link.
+  Eigen::MatrixXd a(8, 8), b = 2 * Eigen::MatrixXd::Identity(8, 8);
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 8; ++j) a(i, j) = i - 2 * j;
+  }
+  if (!((a * b).eval() == 2 * a)) {
+    std::printf("an 8 x 8 matrix product gave the wrong values\n");
     ++failures;
   }
   std::printf("fusegrad consumer: broadcast -> %s, reduce_broadcast -> %d failures\n", big.to_string().c_str(),
