@@ -374,8 +374,9 @@ def build_settings(build):
     products = "Eigen's own (`FUSEGRAD_BLAS=OFF`)"
     blas = cache.get("FUSEGRAD_BLAS", "OFF")
     if blas.upper() not in ("", "OFF", "FALSE", "NO", "N", "0"):
-        found = [v for k, v in cache.items() if re.fullmatch(r"BLAS_\w+_LIBRARY", k) and os.path.exists(v)]
-        products = f"`FUSEGRAD_BLAS={blas}`" + "".join(f", `{os.path.realpath(v)}`" for v in found)
+        linked = [v for v in cache.get("FUSEGRAD_BLAS_LIBRARIES", "").split(";") if v]
+        products = f"`FUSEGRAD_BLAS={blas}`" + "".join(
+            f", `{os.path.realpath(v) if os.path.exists(v) else v}`" for v in linked)
     return f"{version[0] if version else cxx}, `{flags} -std=c++20` (`{build_type}`)", torch, products
 
 
