@@ -14,7 +14,7 @@ using complex = std::complex<double>;
 
 // B1 and a function with every kind of node: broadcasting, a reduction, a matrix product.
 template <class X>
-auto b1(const X& x) {
+auto elementwise_chain(const X& x) {
   return fg::sum(fg::sin(x) * fg::exp(-x * x) + fg::log1p(x * x));
 }
 template <class X>
@@ -43,7 +43,7 @@ void expect_complex_step_matches(const Eigen::ArrayXd& values, F f) {
 
 TEST(ComplexStep, B1MatchesTheReverseSweep) {
   expect_complex_step_matches<fg::Shape<7>>(Eigen::ArrayXd::LinSpaced(7, -1.5, 2.0),
-                                            [](const auto& x) { return b1(x); });
+                                            [](const auto& x) { return elementwise_chain(x); });
 }
 
 TEST(ComplexStep, BroadcastReductionAndMatmulMatchTheReverseSweep) {

@@ -19,8 +19,8 @@ using fg::test::SmoothBlocks;
 
 template <class Seed>
 class RandomStaticPrograms : public ::testing::Test {};
-using Programs = fg::test::static_program_types<SmoothBlocks, 14>;
-TYPED_TEST_SUITE(RandomStaticPrograms, Programs);
+using SmoothPrograms = fg::test::static_program_types<SmoothBlocks, 14>;
+TYPED_TEST_SUITE(RandomStaticPrograms, SmoothPrograms);
 
 TYPED_TEST(RandomStaticPrograms, StaticTapeAndReferencesAgree) {
   EXPECT_TRUE(rc::check([] { fg::test::check_random_static_program<SmoothBlocks, TypeParam::value>(); }));

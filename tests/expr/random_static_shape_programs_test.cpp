@@ -18,8 +18,8 @@ using fg::test::StaticShapeBlocks;
 
 template <class Seed>
 class RandomStaticShapePrograms : public ::testing::Test {};
-using Programs = fg::test::static_program_types<StaticShapeBlocks, 10>;
-TYPED_TEST_SUITE(RandomStaticShapePrograms, Programs);
+using ShapePrograms = fg::test::static_program_types<StaticShapeBlocks, 10>;
+TYPED_TEST_SUITE(RandomStaticShapePrograms, ShapePrograms);
 
 TYPED_TEST(RandomStaticShapePrograms, StaticTapeAndReferencesAgree) {
   EXPECT_TRUE(rc::check([] { fg::test::check_random_static_program<StaticShapeBlocks, TypeParam::value>(); }));

@@ -22,8 +22,8 @@ using fg::test::StaticStructuredBlocks;
 
 template <class Seed>
 class RandomStaticStructuredPrograms : public ::testing::Test {};
-using Programs = fg::test::static_program_types<StaticStructuredBlocks, 10>;
-TYPED_TEST_SUITE(RandomStaticStructuredPrograms, Programs);
+using StructuredPrograms = fg::test::static_program_types<StaticStructuredBlocks, 10>;
+TYPED_TEST_SUITE(RandomStaticStructuredPrograms, StructuredPrograms);
 
 TYPED_TEST(RandomStaticStructuredPrograms, StaticTapeAndReferencesAgree) {
   EXPECT_TRUE(rc::check([] { fg::test::check_random_static_program<StaticStructuredBlocks, TypeParam::value>(); }));

@@ -25,15 +25,16 @@
 namespace {
 
 namespace fg = fusegrad;
-namespace torch = fg::test::torch_reference;
+namespace axis_reference = fg::test::torch_reference;
 using fg::Extents;
 using fg::test::expect_array_near;
 
 // --- PyTorch's figures (tests/data/reductions/make_reference.py), float64, on a 2x3 input ------------------------
 
 using fg::test::expect_torch_figures;
-#define EXPECT_TORCH_FIGURES(f, name) \
-  expect_torch_figures(f, torch::name##_x, torch::name##_upstream, torch::name##_value, torch::name##_grad)
+#define EXPECT_TORCH_FIGURES(f, name)                                                                              \
+  expect_torch_figures(f, axis_reference::name##_x, axis_reference::name##_upstream, axis_reference::name##_value, \
+                       axis_reference::name##_grad)
 
 TEST(AxisReductionsAgainstPyTorch, MaxOverAnAxisSendsTheGradientToTheFirstOfTiedMaxima) {
   EXPECT_TORCH_FIGURES([](const auto& x) { return fg::max(x, fg::axes<1>); }, max_dim1_ties);
@@ -459,3 +460,5 @@ TYPED_TEST(AxisReductions, Cumsum) {
 }
 
 }  // namespace
+
+#undef EXPECT_TORCH_FIGURES  // a unity build continues with another file

@@ -102,7 +102,7 @@ struct ShapeBlocks {
   }
 };
 static_assert(std::size(ShapeBlocks::table) == 14, "apply() has one case per block of the table");
-[[maybe_unused]] const bool registered = fg::test::register_block_table<ShapeBlocks>();
+[[maybe_unused]] const bool shape_blocks_registered = fg::test::register_block_table<ShapeBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, ShapeProgramsAgree, ()) { fg::test::check_random_program<ShapeBlocks>(); }
 

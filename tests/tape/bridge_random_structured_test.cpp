@@ -92,7 +92,7 @@ struct StructuredBlocks {
   }
 };
 static_assert(std::size(StructuredBlocks::table) == 11, "apply() has one case per block of the table");
-[[maybe_unused]] const bool registered = fg::test::register_block_table<StructuredBlocks>();
+[[maybe_unused]] const bool structured_blocks_registered = fg::test::register_block_table<StructuredBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, StructuredProgramsAgree, ()) { fg::test::check_random_program<StructuredBlocks>(); }
 

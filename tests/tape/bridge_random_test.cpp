@@ -11,7 +11,7 @@ namespace {
 
 namespace fg = fusegrad;
 
-[[maybe_unused]] const bool registered = fg::test::register_block_table<fg::test::SmoothBlocks>();
+[[maybe_unused]] const bool smooth_blocks_registered = fg::test::register_block_table<fg::test::SmoothBlocks>();
 
 RC_GTEST_PROP(BridgeRandom, FusedTapedAndFiniteDifferencesAgree, ()) {
   fg::test::check_random_program<fg::test::SmoothBlocks>();

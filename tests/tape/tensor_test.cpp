@@ -36,8 +36,8 @@ class TensorTyped : public ::testing::Test {
   static constexpr double tolerance = std::is_same_v<T, float> ? 1e-6 : 1e-15;
 };
 // long double too: its 16-byte alignment reaches the storage layout (values follow their storage).
-using Scalars = ::testing::Types<double, float, long double>;
-TYPED_TEST_SUITE(TensorTyped, Scalars);
+using ScalarsWithLongDouble = ::testing::Types<double, float, long double>;
+TYPED_TEST_SUITE(TensorTyped, ScalarsWithLongDouble);
 
 TYPED_TEST(TensorTyped, ZerosOnesFullHaveTheirShapeAndValues) {
   using Tensor = typename TestFixture::Tensor;
