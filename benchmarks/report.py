@@ -429,7 +429,7 @@ def main():
            f"- Machine: {machine(context)}; {context.get('host_name', '')} "
            f"(load average at the start: {', '.join(f'{x:.2f}' for x in context.get('load_avg', []))}).",
            f"- Compiler: {compiler}.",
-           f"- Matrix products of fusegrad and of the hand-written baselines (Eigen's products): {products}.",
+           f"- Matrix products of fusegrad and of the hand-written baselines (those they write with Eigen): {products}.",
            f"- LibTorch: {torch + ' (Debian libtorch-dev), one thread, float64, matrix products by ' + blas_in_use() if torch_built and torch else 'not built (the libtorch variants are skipped: no libtorch-dev, or not a g++ build)'}.",
            f"- {len(runs)} run(s), each with 9 repetitions per variant in random interleaved order; a variant's time "
            "is the median CPU time of its repetitions in a run, every ratio is formed within a run, and each cell "
