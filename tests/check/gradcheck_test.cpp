@@ -53,6 +53,19 @@ TEST(Gradcheck, ARightGradientPassesAgainstTheComplexStepToRounding) {
   EXPECT_LT(report.max_rel_error, 1e-13);  // the complex step is exact to rounding
 }
 
+// A view Var is checked as an owning one (gradcheck works on copies), and a wrong VJP still fails through it; the
+// caller's memory is left as it was.
+TEST(Gradcheck, AViewVarIsAnInputLikeAnyVar) {
+  Eigen::VectorXd values(3);
+  values << 0.5, -1.0, 2.0;
+  const Eigen::VectorXd before = values;
+  const fg::Var<double, fg::Shape<fg::dyn>, fg::view> x(values);
+  const fg::Var<double, fg::Shape<>> s(1.5);
+  EXPECT_TRUE(fg::gtest::gradcheck(right, x, s));
+  EXPECT_FALSE(fg::gradcheck([](const auto& v) { return fg::sum(wrong_sin(v)); }, x));
+  EXPECT_EQ(values, before);
+}
+
 TEST(Gradcheck, TheSameFunctionOnTensors) {
   const fg::Tensor x = fg::Tensor::from({0.5, -1.0, 2.0}, {3});
   const fg::Tensor s = fg::Tensor::scalar(1.5);

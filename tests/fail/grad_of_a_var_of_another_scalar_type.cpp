@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars...\): every var must have f's scalar type
+// expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars...\): every var must have f's scalar type
 // fail/grad_of_a_var_of_another_scalar_type.cpp -- the gradient of a float expression with respect to a double Var,
 // which the expression cannot hold: it would be zero. The gradient it returns after the error takes its uses without a
 // second error.

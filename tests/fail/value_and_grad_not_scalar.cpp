@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars\.\.\.\): f is not a scalar
+// expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars\.\.\.\): f is not a scalar
 // also: fusegrad::Shape<3>
 // fail/value_and_grad_not_scalar.cpp -- value_and_grad of a (3)-shaped expression: a compile error saying f is not a
 // scalar. What it returns after the error takes the uses a value and a gradient get without a second error.

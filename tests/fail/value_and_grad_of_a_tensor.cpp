@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars...\): a Tensor is differentiated on the tape
+// expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars...\): a Tensor is differentiated on the tape
 // fail/value_and_grad_of_a_tensor.cpp -- value_and_grad with respect to a Tensor: one diagnostic that says how the
 // tape differentiates, and no knock-on error at the structured binding.
 #include <fusegrad/fusegrad.hpp>

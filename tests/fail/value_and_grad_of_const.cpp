@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars\.\.\.\): every var must be a fusegrad::Var
+// expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars\.\.\.\): every var must be a fusegrad::Var
 // also: is_variable_v<fusegrad::Const<double, fusegrad::Shape<3> ?> ?>
 // fail/value_and_grad_of_const.cpp -- a gradient with respect to a Const: a compile error naming the Const.
 #include <fusegrad/fusegrad.hpp>

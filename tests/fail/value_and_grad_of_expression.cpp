@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad::value_and_grad\(f, vars\.\.\.\): every var must be a fusegrad::Var
+// expect: error: static assertion failed: fusegrad::value_and_grad and grad\(f, vars\.\.\.\): every var must be a fusegrad::Var
 // also: is_variable_v<fusegrad::binary_expr<fusegrad::mul_op
 // fail/value_and_grad_of_expression.cpp -- a gradient with respect to an expression: a compile error naming it.
 #include <fusegrad/fusegrad.hpp>

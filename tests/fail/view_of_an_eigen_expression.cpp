@@ -1,4 +1,4 @@
-// expect: error: static assertion failed: fusegrad: a view leaf reads memory, and this Eigen expression has none
+// expect: error: static assertion failed: fusegrad: a view leaf views a named Eigen object \(a Matrix, an Array, a Map or a Ref\), not an expression, wrapper or transpose
 // fail/view_of_an_eigen_expression.cpp -- a view leaf over an Eigen expression, which has no memory to view: a compile
 // error that says to evaluate it into a named object first.
 #include <Eigen/Core>

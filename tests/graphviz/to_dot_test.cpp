@@ -111,6 +111,33 @@ TEST(TapePicture, ATensorReadTwiceInAFrameFeedsBothReaders) {
   EXPECT_EQ(p.edges.size(), 4u);
 }
 
+// A frame draws the operations that gradients pass through, as fg::taped records them: not a chain of data (sin and
+// exp of d), nor a comparison or an argmax, which pass none.
+TEST(TapePicture, AFrameDrawsOnlyTheOperationsGradientsPassThrough) {
+  const fg::Tensor w = fg::Tensor::full({3}, 0.5).requires_grad_().name("w");
+  const fg::Tensor v = fg::Tensor::full({3}, 0.5).requires_grad_().name("v");
+  const fg::Tensor d = fg::Tensor::full({3}, 2.0);
+
+  const DotPicture data_chain(fg::to_dot(fg::Tensor(fg::sum(w * fg::exp(fg::sin(d))))));
+  const DotPicture data_chain_taped(fg::to_dot(fg::taped(fg::sum(w * fg::exp(fg::sin(d))))));
+  for (const DotPicture* p : {&data_chain, &data_chain_taped}) {
+    EXPECT_EQ(p->count(fg::dot_colors::operation), 2u) << p->text;  // MulBackward, SumBackward
+    EXPECT_FALSE(p->has_label("SinBackward")) << p->text;
+    EXPECT_FALSE(p->has_label("ExpBackward")) << p->text;
+    EXPECT_TRUE(p->has_edge("w\n(3)", "MulBackward")) << p->text;
+    EXPECT_TRUE(p->has_edge("MulBackward", "SumBackward")) << p->text;
+    EXPECT_EQ(p->edges.size(), 3u) << p->text;
+  }
+
+  const DotPicture masks(fg::to_dot(fg::Tensor(fg::sum(w * (w > 0.1) + fg::argmax(v) * v))));
+  EXPECT_FALSE(masks.has_label("GtBackward")) << masks.text;
+  EXPECT_FALSE(masks.has_label("ArgmaxBackward")) << masks.text;
+  EXPECT_EQ(masks.edges_from("w\n(3)"), 1u) << masks.text;  // into MulBackward only
+  EXPECT_EQ(masks.edges_from("v\n(3)"), 1u) << masks.text;
+  EXPECT_EQ(masks.labelled("MulBackward"), 2u) << masks.text;
+  EXPECT_EQ(masks.count(fg::dot_colors::operation), 4u) << masks.text;  // two MulBackward, AddBackward, SumBackward
+}
+
 // Nodes recorded fused and nodes recorded taped join in one picture: the fused node's frame
 // sends its value to the taped node after it.
 TEST(TapePicture, FramesAndBoxesJoin) {
@@ -243,6 +270,22 @@ TEST(ExpressionPicture, DynConstsAndNumbers) {
   EXPECT_TRUE(p.has_label("2.5"));
   EXPECT_TRUE(p.has_label("mul\n(dyn, 2)"));
   EXPECT_TRUE(p.has_edge("2.5", "add\n(dyn, 2)"));
+}
+
+// A Const of one value is a number, drawn as its value to the last digit, unless the options name it: then it is a
+// leaf like any other.
+TEST(ExpressionPicture, ANamedScalarConstIsALeafAndNumbersKeepEveryDigit) {
+  const fg::Var<double, fg::Shape<3>> x{1.0, 2.0, 3.0};
+  const fg::Const<double, fg::Shape<>> lr(0.0001234567);
+  const DotPicture named(fg::to_dot(fg::sum(x * lr), fg::DotOptions{}.name(lr, "lr").name(x, "x")));
+  EXPECT_TRUE(named.has_label("lr\nConst ()")) << named.text;
+  EXPECT_EQ(named.count(fg::dot_colors::constant), 1u) << named.text;
+  EXPECT_TRUE(named.has_edge("lr\nConst ()", "mul\n(3)")) << named.text;
+
+  const DotPicture unnamed(fg::to_dot(fg::sum(x * lr) + fg::sum(x * 0.99999999)));
+  EXPECT_TRUE(unnamed.has_label("0.0001234567")) << unnamed.text;
+  EXPECT_TRUE(unnamed.has_label("0.99999999")) << unnamed.text;
+  EXPECT_EQ(unnamed.count(fg::dot_colors::constant), 0u) << unnamed.text;
 }
 
 // Two empty Vars hold no values (both data() are null): still two leaves, each drawn once however often it is read.

@@ -66,6 +66,22 @@ TEST(Extents, MoreThanTwoToTheFiftyNineElementsThrowUnlessAnAxisIsEmpty) {
   EXPECT_EQ((Extents{big, 0, big}.to_string()), "(4294967296, 0, 4294967296)");
 }
 
+// An extent past 2^63 is a negative number made unsigned (a shape given as {n} with an int n = -1): the error says so,
+// empty axis or not.
+TEST(Extents, ANegativeNumberMadeUnsignedIsNotAnExtent) {
+  const int n = -1;
+  expect_error<shape_error>(
+      [&] {
+        return Extents{3, static_cast<std::size_t>(n)};
+      },
+      {"axis 1's extent is 18446744073709551615", "-1 as a signed number", "0 or more"});
+  expect_error<shape_error>(
+      [&] {
+        return Extents{static_cast<std::size_t>(-2), 0};
+      },
+      {"axis 0's extent", "-2 as a signed number"});
+}
+
 TEST(Extents, IteratesOverItsAxes) {
   const Extents e{2, 3, 4};
   std::size_t product = 1, count = 0;

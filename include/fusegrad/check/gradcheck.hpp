@@ -2,7 +2,6 @@
 // differences, in both layers, with a report that says where and by how much they differ.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <complex>
@@ -14,6 +13,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -38,12 +38,12 @@ namespace detail {
 // from it; empty when every node is analytic.
 template <class T>
 std::string first_non_analytic_node(const tensor_impl<T>& out) {
-  std::vector<const node<T>*> pending{out.grad_fn.get()}, seen;
+  std::vector<const node<T>*> pending{out.grad_fn.get()};
+  std::unordered_set<const node<T>*> seen;
   while (!pending.empty()) {
     const node<T>* n = pending.back();
     pending.pop_back();
-    if (!n || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-    seen.push_back(n);
+    if (!n || !seen.insert(n).second) continue;
     if (const std::string_view op = n->non_analytic_op(); !op.empty()) return std::string(op);
     for (const edge<T>& e : n->inputs()) pending.push_back(e.fn.get());
   }

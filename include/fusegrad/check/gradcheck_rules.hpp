@@ -13,10 +13,11 @@
 
 namespace fusegrad::detail {
 
+// Any Var, owning or a view: gradcheck works on copies of its inputs.
 template <class V>
-inline constexpr bool is_owning_var_v = false;
-template <Scalar T, ShapeType S>
-inline constexpr bool is_owning_var_v<Var<T, S>> = true;
+inline constexpr bool is_var_v = false;
+template <Scalar T, ShapeType S, class Storage>
+inline constexpr bool is_var_v<Var<T, S, Storage>> = true;
 
 // What fn returns on Vars of double of the vars' shapes; void when it cannot take them.
 template <class F, class... Vars>
@@ -49,7 +50,7 @@ constexpr bool checkable_on_tensors() {
 // Whether gradcheck can check fn on these vars.
 template <class F, class... Vars>
 constexpr bool checkable_on_vars() {
-  constexpr bool all_vars = (is_owning_var_v<Vars> && ...);
+  constexpr bool all_vars = (is_var_v<Vars> && ...);
   static_assert(all_vars,
                 "fusegrad::gradcheck(fn, inputs...): the inputs are all Vars (the static layer) or all Tensors; "
                 "data that fn reads can be captured as plain numbers, or passed as one more input; options go last, "

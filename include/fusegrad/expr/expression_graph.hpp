@@ -37,6 +37,7 @@ struct expression_vertex {
   std::vector<std::size_t> operands;  // vertex indices of the operands, left to right
   const void* identity = nullptr;  // a leaf's values (a Var's, a Tensor's implementation): the same leaf twice has one
   bool takes_grad = false;         // a leaf that receives a gradient: a Var, a Tensor that requires grad
+  bool differentiable = true;      // an operation that passes gradients to its operands (not a comparison, argmax)
   [[nodiscard]] bool is_leaf() const noexcept { return what != kind::operation; }
 };
 
@@ -120,6 +121,7 @@ std::size_t add_vertices(const E& e, Label& label, expression_graph& g) {
   } else {
     boost::hana::for_each(children(e), [&](const auto& x) { v.operands.push_back(add_vertices(x, label, g)); });
     v.op = E::op::name;
+    v.differentiable = is_differentiable_op_v<typename E::op>;
     v.written = written_form<E>();
     if constexpr (written_form<E>() == expression_vertex::form::infix) v.symbol = E::op::symbol;
     if constexpr (requires { E::op::backward_name; }) v.backward_name = E::op::backward_name;

@@ -168,7 +168,7 @@ template <class E, class... Vars>
   using T = typename E::value_type;
   if constexpr (std::is_same_v<typename E::static_shape, AnyShape>) {
     if (f.extents().size() != 1)
-      throw shape_error("fusegrad::value_and_grad(f, vars...): f has shape " + f.extents().to_string() +
+      throw shape_error("fusegrad::value_and_grad and grad(f, vars...): f has shape " + f.extents().to_string() +
                         ", not a scalar; reduce it or use fusegrad::vjp(f, upstream, vars...)");
   }
   var_sinks<Vars...> sinks(vars...);
@@ -213,22 +213,26 @@ template <Differentiable E, class... Vars>
   constexpr bool all_vars = (detail::is_variable_v<Vars> && ...);
   constexpr bool one_type = detail::vars_have_scalar_type_of<node, Vars...>();
   constexpr bool scalar = detail::scalar_shaped_v<node>;
-  static_assert(named, "fusegrad::value_and_grad(f, vars...): name at least one var");
-  static_assert(!named || no_tensor,
-                "fusegrad::value_and_grad(f, vars...): a Tensor is differentiated on the tape: fg::Tensor loss = f; "
-                "loss.backward(); then w.grad() (or fg::grad(loss, {w}))");
+  static_assert(named, "fusegrad::value_and_grad and grad(f, vars...): name at least one var");
+  static_assert(
+      !named || no_tensor,
+      "fusegrad::value_and_grad and grad(f, vars...): a Tensor is differentiated on the tape: fg::Tensor loss = f; "
+      "loss.backward(); then w.grad() (or fg::grad(loss, {w}))");
   // The conditions name the types, so that the diagnostic's note shows the one that fails.
-  static_assert(!(named && no_tensor) || (detail::is_variable_v<Vars> && ...),
-                "fusegrad::value_and_grad(f, vars...): every var must be a fusegrad::Var (the expression comes "
-                "first); a Const or an expression takes no gradient");
+  static_assert(
+      !(named && no_tensor) || (detail::is_variable_v<Vars> && ...),
+      "fusegrad::value_and_grad and grad(f, vars...): every var must be a fusegrad::Var (the expression comes "
+      "first); a Const or an expression takes no gradient");
   // f of mixed scalar types has reported it where it mixes them (common_value_type.hpp): nothing more is said of it.
   constexpr bool f_one_type = detail::one_scalar_type_v<node>;
-  static_assert(!(named && all_vars && f_one_type) || detail::vars_have_scalar_type_of<node, Vars...>(),
-                "fusegrad::value_and_grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
-                "another type, so its gradient would be zero");
-  static_assert(!(named && all_vars && f_one_type && one_type) || detail::scalar_shaped_v<node>,
-                "fusegrad::value_and_grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
-                "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
+  static_assert(
+      !(named && all_vars && f_one_type) || detail::vars_have_scalar_type_of<node, Vars...>(),
+      "fusegrad::value_and_grad and grad(f, vars...): every var must have f's scalar type; f cannot hold a var of "
+      "another type, so its gradient would be zero");
+  static_assert(
+      !(named && all_vars && f_one_type && one_type) || detail::scalar_shaped_v<node>,
+      "fusegrad::value_and_grad and grad(f, vars...): f is not a scalar; reduce it (fg::sum, fg::mean) or pass "
+      "an upstream gradient with fusegrad::vjp(f, upstream, vars...)");
   if constexpr (!(named && all_vars && f_one_type && one_type && scalar)) {
     // After the diagnostic, a tuple the caller's structured binding can take apart, so that it adds no error.
     return std::tuple<double, detail::gradient_after_error<Vars>...>{};

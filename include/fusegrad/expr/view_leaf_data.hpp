@@ -72,12 +72,14 @@ class leaf_data<T, S, view> {
                   "fusegrad: a view leaf of a temporary GradientArray would point at freed memory after this "
                   "statement; view a named one that outlives the leaf, or make an owning leaf (a copy)");
   }
-  /// An Eigen expression (`a * 2.0`, `m.transpose()`) has no memory to view.
+  /// An Eigen expression (`a * 2.0`), wrapper or transpose (`v.array()`, `m.transpose()`) is not viewed: the leaf views
+  /// the named object itself, whose layout is the one its rank rule reads.
   template <class Derived>
   explicit leaf_data(const Eigen::DenseBase<Derived>&) {
     static_assert(sizeof(Derived) == 0,
-                  "fusegrad: a view leaf reads memory, and this Eigen expression has none; evaluate it into a named "
-                  "Eigen object that outlives the leaf and view that, or make an owning leaf (a copy)");
+                  "fusegrad: a view leaf views a named Eigen object (a Matrix, an Array, a Map or a Ref), not an "
+                  "expression, wrapper or transpose (a * 2.0, v.array(), m.transpose()): view the named object itself, "
+                  "or evaluate the expression into one that outlives the leaf, or make an owning leaf (a copy)");
   }
   /// A std::vector (or another range) is viewed through its pointer and extents.
   template <class R>

@@ -56,7 +56,24 @@ struct drawn_node {
   std::string box;              // a node drawn as one box; empty for a frame
   std::string frame;            // the frame's id prefix
   expression_graph operations;  // a frame's expression
+  std::vector<bool> drawn;      // which of its vertices are drawn: the operations that gradients pass through
+
+  [[nodiscard]] std::string vertex_box(std::size_t k) const { return frame + "." + std::to_string(k); }
 };
+
+// The operations of a fused node's expression that gradients pass through, as the node's backward runs them: those
+// that pass gradients to an operand that takes one (a tensor that requires grad, or such an operation). The others
+// (a chain of data, a comparison, an argmax) are not drawn, as fg::taped records no node for them.
+inline std::vector<bool> on_gradient_paths(const expression_graph& g) {
+  std::vector<bool> on_path(g.vertices.size(), false);  // operands come before the operations that read them
+  for (std::size_t k = 0; k < g.vertices.size(); ++k) {
+    const expression_vertex& v = g.vertices[k];
+    if (v.is_leaf() || !v.differentiable) continue;
+    for (const std::size_t operand : v.operands)
+      if (g.vertices[operand].is_leaf() ? g.vertices[operand].takes_grad : bool(on_path[operand])) on_path[k] = true;
+  }
+  return on_path;
+}
 
 // Draws node `n` (a box, or a frame holding its operations) and records where its output leaves from.
 template <class T>
@@ -72,19 +89,19 @@ drawn_node draw_node(const node<T>& n, tape_picture& picture) {
     return drawn;
   }
   drawn.frame = id;
+  drawn.drawn = on_gradient_paths(drawn.operations);
   picture.dot.begin_cluster(id, n.name());
   const auto& vertices = drawn.operations.vertices;
   for (std::size_t k = 0; k < vertices.size(); ++k) {
-    if (vertices[k].is_leaf()) continue;
+    if (!drawn.drawn[k]) continue;
     const std::string_view label = vertices[k].backward_name.empty() ? vertices[k].op : vertices[k].backward_name;
-    picture.dot.box(id + "." + std::to_string(k), label, dot_colors::operation);
+    picture.dot.box(drawn.vertex_box(k), label, dot_colors::operation);
   }
   picture.dot.end_cluster();
   for (std::size_t k = 0; k < vertices.size(); ++k)
     for (const std::size_t operand : vertices[k].operands)
-      if (!vertices[operand].is_leaf())
-        picture.dot.edge(id + "." + std::to_string(operand), id + "." + std::to_string(k));
-  picture.exit_of[&n] = id + "." + std::to_string(drawn.operations.root());
+      if (drawn.drawn[k] && drawn.drawn[operand]) picture.dot.edge(drawn.vertex_box(operand), drawn.vertex_box(k));
+  picture.exit_of[&n] = drawn.vertex_box(drawn.operations.root());
   return drawn;
 }
 
@@ -98,8 +115,9 @@ inline void draw_input(const drawn_node& to, const void* input, const std::strin
   const auto& vertices = to.operations.vertices;
   for (std::size_t k = 0; k < vertices.size(); ++k)
     for (const std::size_t operand : vertices[k].operands)
-      if (vertices[operand].what == expression_vertex::kind::tensor && vertices[operand].identity == input)
-        picture.dot.edge(source, to.frame + "." + std::to_string(k));
+      if (to.drawn[k] && vertices[operand].what == expression_vertex::kind::tensor &&
+          vertices[operand].identity == input)
+        picture.dot.edge(source, to.vertex_box(k));
 }
 
 // The graphs of the other scalar type that the casts drawn so far read, to draw next, each with the box of the cast

@@ -3,14 +3,15 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <fusegrad/concepts.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/expr/expression_graph.hpp>
 #include <fusegrad/graphviz/dot_options.hpp>
 #include <fusegrad/graphviz/dot_writer.hpp>
@@ -25,8 +26,8 @@ namespace fusegrad {
 /// named like its backward ("MulBackward"), `t` as a green box with its shape, an edge from
 /// each input to the node that reads it; tensors that take no gradient are not drawn. A node
 /// that fused several operations is a dashed frame titled FusedBackward holding one box per
-/// operation (one box with `.expand_fused = false`). Casts are followed into the graph of the
-/// other scalar type. Render it with fg::render (<fusegrad/graphviz.hpp>) or Graphviz's `dot`. Example:
+/// operation that gradients pass through (one box with `.expand_fused = false`). Casts are followed into the graph of
+/// the other scalar type. Render it with fg::render (<fusegrad/graphviz.hpp>) or Graphviz's `dot`. Example:
 /// examples/graphs.cpp.
 template <Scalar T>
 [[nodiscard]] std::string to_dot(const BasicTensor<T>& t, const DotOptions& options = {}) {
@@ -43,19 +44,17 @@ template <Scalar T>
 
 namespace detail {
 // Names the leaves of a static expression in a picture: the options' names, else a, b, c ... by
-// first appearance (the same leaf twice has one name); a number is its value.
+// first appearance (the same leaf twice has one name); a number (a Const of one value) is its value, unless named.
 class leaf_namer {
  public:
   explicit leaf_namer(const DotOptions& options) : options_(options) {}
   template <class L>
   std::string operator()(const L& leaf) {
+    const void* identity = leaf_identity(leaf);
+    if (std::optional<std::string> given = options_.given_name(identity)) return *given;
     if constexpr (!is_tensor_v<L> && !L::takes_grad && std::is_same_v<typename L::static_shape, Shape<>>) {
-      std::ostringstream s;
-      s << leaf.data()[0];
-      return s.str();
+      return value_text(leaf.data()[0]);
     } else {
-      const void* identity = leaf_identity(leaf);
-      if (std::optional<std::string> given = options_.given_name(identity)) return *given;
       if constexpr (is_tensor_v<L>)
         if (std::string name = leaf.name(); !name.empty()) return name;
       const auto seen = std::find(unnamed_.begin(), unnamed_.end(), identity);
@@ -66,6 +65,15 @@ class leaf_namer {
   }
 
  private:
+  // The shortest text that reads back as the same value, as the expression holds it.
+  template <class T>
+  static std::string value_text(const T& value) {
+    if constexpr (std::floating_point<T>)
+      return number_text(value);
+    else
+      return "(" + number_text(value.real()) + "," + number_text(value.imag()) + ")";
+  }
+
   const DotOptions& options_;
   std::vector<const void*> unnamed_;
 };
@@ -85,7 +93,8 @@ inline std::string leaf_kind_text(const expression_vertex& v) {
 /// A static expression's graph, from its type, in DOT: each leaf as a box with its name (a, b
 /// ... or DotOptions::name), its kind (light blue where it takes a gradient: a Var, a Tensor that
 /// requires grad; white otherwise: a Const, a Tensor that does not) and its static shape (dyn
-/// where only the run time knows an extent), each number as plain text, each operation as a
+/// where only the run time knows an extent), each number as plain text (a Const of one value that the options name is
+/// a box like any leaf), each operation as a
 /// grey box with its result's static shape, and the value as a green box. An expression of
 /// Tensors not yet recorded is drawn the same way, with the shapes of this run (record it,
 /// `fg::Tensor t = expr`, to draw the node it becomes). Example: examples/graphs.cpp.
@@ -100,7 +109,7 @@ template <Expression E>
   for (std::size_t k = 0; k < graph.vertices.size(); ++k) {
     const expression_vertex& v = graph.vertices[k];
     box[k] = "v" + std::to_string(k);
-    if (v.what == expression_vertex::kind::number) {
+    if (v.what == expression_vertex::kind::number && !options.given_name(v.identity)) {
       dot.text(box[k], v.label);
     } else if (v.is_leaf()) {
       const auto drawn =

@@ -86,12 +86,14 @@ class Extents {
 
  private:
   // The number of elements of a shape of these extents: 0 where an axis is empty, whatever the others are; more than
-  // max_size (not the product, which may have wrapped) where they hold more than that.
+  // max_size (not the product, which may have wrapped) where they hold more than that, or where an extent is a
+  // negative number made unsigned (past 2^63), empty axis or not.
   static constexpr std::size_t element_count(std::span<const std::size_t> extents) noexcept {
-    bool empty = false, too_large = false;
+    bool empty = false, too_large = false, negative = false;
     std::size_t size = 1;
     for (std::size_t e : extents) {
       empty |= e == 0;
+      negative |= static_cast<std::ptrdiff_t>(e) < 0;
       // Both below 2^(half the bits), the product cannot wrap, and a division (tens of cycles, in every Extents) is
       // spared.
       constexpr int half = std::numeric_limits<std::size_t>::digits / 2;
@@ -100,13 +102,20 @@ class Extents {
       size *= e;
       too_large |= size > max_size;
     }
-    return empty ? 0 : too_large ? max_size + 1 : size;
+    return negative ? max_size + 1 : empty ? 0 : too_large ? max_size + 1 : size;
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_rank_too_large(std::size_t rank) {
     throw shape_error("fusegrad::Extents: rank " + std::to_string(rank) + " exceeds the maximum of " +
                       std::to_string(max_rank));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void throw_too_large() const {
+    // An extent past 2^63 is a negative number made unsigned on its way here (a shape given as {n} with an int n).
+    for (std::size_t axis = 0; axis < rank_; ++axis)
+      if (const auto as_signed = static_cast<std::ptrdiff_t>(data_[axis]); as_signed < 0)
+        throw shape_error("fusegrad::Extents: axis " + std::to_string(axis) + "'s extent is " +
+                          std::to_string(data_[axis]) + ", " + std::to_string(as_signed) +
+                          " as a signed number; an extent is a count of elements, 0 or more (-1 to infer an extent "
+                          "is fg::reshape's, not a shape's)");
     throw shape_error("fusegrad::Extents: the shape " + to_string() + " holds more than " + max_size_text() +
                       " elements; no memory holds that many");
   }
