@@ -55,15 +55,21 @@ class GradientBenchmarks {
   /// `handwritten(inputs..., gradients...)`: every input as a flat Eigen array of its values
   /// (row-major), then one writable flat array per Var to fill with that Var's gradient; it returns
   /// the function's value. Throws fusegrad::value_error when its value or a gradient differs from
-  /// fusegrad's, registering no "handwritten" variant (the three above are registered already).
+  /// fusegrad's, registering no "handwritten" variant (the three above are registered already). A gradient
+  /// element agrees within 1e-10 (1e-4 for float) of the largest of its Var's gradient, or within `atol`: give one
+  /// where a gradient cancels to rounding noise (`sum(x * b)` over centred data), which two right orders of
+  /// summation give differently.
   template <class H>
-  GradientBenchmarks& handwritten(H handwritten) {
+  GradientBenchmarks& handwritten(H handwritten, double atol = 0) {
+    if (!(atol >= 0 && std::isfinite(atol)))
+      throw value_error("fusegrad::GradientBenchmarks::handwritten(fn, atol): atol must be a number >= 0, not " +
+                        detail::number_text(atol));
     const auto [value, gradients] = state_->fused_gradients();
     const T got = state_->call_handwritten(handwritten);
     const double rtol = detail::gradient_rtol<T>;
     detail::require_same_value(state_->name(), "hand-written", "fused", got, value, rtol);
     detail::require_same_gradients(state_->name(), "hand-written", "fused", state_->handwritten_gradients(), gradients,
-                                   state_type::vars, rtol);
+                                   state_type::vars, rtol, atol);
     register_variant("handwritten", [handwritten](state_type& s, benchmark::State& timing) mutable {
       for (auto _ : timing) {
         T v = s.call_handwritten(handwritten);  // not const: Google Benchmark 1.8 deprecates DoNotOptimize(const T&)

@@ -9,6 +9,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -198,12 +199,12 @@ void require_same_value(const std::string& name, const char* variant, const char
 }
 
 // Throws unless `got` agrees with `want` for every Var to rtol relative to the largest finite magnitude
-// of either (the function's own scale, however small), naming the variant, the input and the
+// of either (the function's own scale, however small), or to atol, naming the variant, the input and the
 // first element that differs.
 template <class T, std::size_t N>
 void require_same_gradients(const std::string& name, const char* variant, const char* reference,
                             const std::vector<std::vector<T>>& got, const std::vector<std::vector<T>>& want,
-                            const std::array<std::size_t, N>& positions, double rtol) {
+                            const std::array<std::size_t, N>& positions, double rtol, double atol = 0) {
   const std::string where =
       "fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " gradient of input ";
   for (std::size_t k = 0; k < want.size(); ++k) {
@@ -215,11 +216,18 @@ void require_same_gradients(const std::string& name, const char* variant, const 
       for (const T v : {want[k][j], got[k][j]})
         if (std::isfinite(v)) scale = std::max(scale, double(std::abs(v)));
     for (std::size_t j = 0; j < want[k].size(); ++j) {
-      if (agree(double(got[k][j]), double(want[k][j]), rtol, scale)) continue;
+      if (agree(double(got[k][j]), double(want[k][j]), rtol, scale) ||
+          std::abs(double(got[k][j]) - double(want[k][j])) <= atol)
+        continue;
       throw value_error(where + std::to_string(positions[k]) + " differs from the " + reference + " one at element " +
                         std::to_string(j) + ": " + number_text(got[k][j]) + " against " + number_text(want[k][j]) +
-                        " (allowed: " + number_text(rtol * scale) + ", " + number_text(rtol) +
-                        " of the largest gradient)");
+                        " (allowed: " + number_text(std::max(rtol * scale, atol)) + ", " + number_text(rtol) +
+                        " of the largest gradient" + (atol > 0 ? " or " + number_text(atol) : std::string()) +
+                        (std::string_view(variant) == "hand-written"
+                             ? "; a gradient that cancels to rounding noise, such as a sum over centred data, differs "
+                               "between two right orders of summation by more: give .handwritten(fn, atol) an "
+                               "absolute tolerance)"
+                             : ")"));
     }
   }
 }
