@@ -421,6 +421,14 @@ TEST(Versions, InPlaceChangeOfASavedTensorMakesBackwardThrow) {
   named.name("");  // an empty name is no name
   expect_error<fg::graph_error>([&] { l4.backward(); },
                                 {"tensor 'a' of FusedBackward = sum((sin(a) * b))", "modified in place"});
+  // A number in the node's expression reads as the value it holds, to the last digit.
+  Tensor scaled = Tensor::from({1.0, 2.0}, {2}).requires_grad_();
+  const Tensor l5 = fg::sum(fg::sin(scaled) * 0.99999999);
+  {
+    fg::NoGradGuard guard;
+    scaled.fill_(0.5);
+  }
+  expect_error<fg::graph_error>([&] { l5.backward(); }, {"FusedBackward = sum((sin(a) * 0.99999999))"});
 
   // Recording after the change is fine: d/dw sum(w^2) = 2w = (1.8, 3.8).
   const Tensor l3 = fg::sum(w * w);

@@ -1,7 +1,9 @@
-// detail/number_text.hpp -- a number as messages print it: the shortest text that reads back as the same value.
+// detail/number_text.hpp -- a number as messages and pictures print it: the shortest text that reads back as the same
+// value.
 #pragma once
 
 #include <charconv>
+#include <complex>
 #include <concepts>
 #include <string>
 
@@ -14,6 +16,12 @@ std::string number_text(T v) {
   char text[64];
   const auto written = std::to_chars(text, text + sizeof text, v);
   return std::string(text, written.ptr);
+}
+
+// A complex number as std::complex's operator<< writes it, "(re,im)", each part as number_text writes it.
+template <std::floating_point T>
+std::string number_text(const std::complex<T>& v) {
+  return "(" + number_text(v.real()) + "," + number_text(v.imag()) + ")";
 }
 
 }  // namespace fusegrad::detail

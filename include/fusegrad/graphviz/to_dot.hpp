@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -53,7 +52,7 @@ class leaf_namer {
     const void* identity = leaf_identity(leaf);
     if (std::optional<std::string> given = options_.given_name(identity)) return *given;
     if constexpr (!is_tensor_v<L> && !L::takes_grad && std::is_same_v<typename L::static_shape, Shape<>>) {
-      return value_text(leaf.data()[0]);
+      return number_text(leaf.data()[0]);
     } else {
       if constexpr (is_tensor_v<L>)
         if (std::string name = leaf.name(); !name.empty()) return name;
@@ -65,15 +64,6 @@ class leaf_namer {
   }
 
  private:
-  // The shortest text that reads back as the same value, as the expression holds it.
-  template <class T>
-  static std::string value_text(const T& value) {
-    if constexpr (std::floating_point<T>)
-      return number_text(value);
-    else
-      return "(" + number_text(value.real()) + "," + number_text(value.imag()) + ")";
-  }
-
   const DotOptions& options_;
   std::vector<const void*> unnamed_;
 };

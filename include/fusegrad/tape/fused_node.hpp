@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -17,6 +16,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <fusegrad/detail/fixed_list.hpp>
+#include <fusegrad/detail/number_text.hpp>
 #include <fusegrad/expr/analytic.hpp>
 #include <fusegrad/expr/children.hpp>
 #include <fusegrad/expr/eval.hpp>
@@ -271,9 +271,7 @@ class fused_node final : public node<typename E::value_type> {
     if constexpr (is_tensor_v<L>) {
       return leaf_name_of(leaf.impl());
     } else if constexpr (std::is_same_v<typename L::static_shape, Shape<>>) {
-      std::ostringstream s;
-      s << leaf.data()[0];
-      return s.str();
+      return number_text(leaf.data()[0]);
     } else {
       return "const" + leaf.extents().to_string();
     }
