@@ -55,10 +55,11 @@ class GradientBenchmarks {
   /// `handwritten(inputs..., gradients...)`: every input as a flat Eigen array of its values
   /// (row-major), then one writable flat array per Var to fill with that Var's gradient; it returns
   /// the function's value. Throws fusegrad::value_error when its value or a gradient differs from
-  /// fusegrad's, registering no "handwritten" variant (the three above are registered already). A gradient
-  /// element agrees within 1e-10 (1e-4 for float) of the largest of its Var's gradient, or within `atol`: give one
-  /// where a gradient cancels to rounding noise (`sum(x * b)` over centred data), which two right orders of
-  /// summation give differently.
+  /// fusegrad's, registering no "handwritten" variant (the three above are registered already). The value agrees
+  /// within 1e-10 (1e-4 for float) of itself or of 1, whichever is larger, a gradient element within 1e-10 of the
+  /// largest of its Var's gradient; both also within `atol`: give one where a gradient cancels to rounding noise
+  /// (`sum(x * b)` over centred data, whose value cancels with it), which two right orders of summation give
+  /// differently.
   template <class H>
   GradientBenchmarks& handwritten(H handwritten, double atol = 0) {
     if (!(atol >= 0 && std::isfinite(atol)))
@@ -67,7 +68,7 @@ class GradientBenchmarks {
     const auto [value, gradients] = state_->fused_gradients();
     const T got = state_->call_handwritten(handwritten);
     const double rtol = detail::gradient_rtol<T>;
-    detail::require_same_value(state_->name(), "hand-written", "fused", got, value, rtol);
+    detail::require_same_value(state_->name(), "hand-written", "fused", got, value, rtol, atol);
     detail::require_same_gradients(state_->name(), "hand-written", "fused", state_->handwritten_gradients(), gradients,
                                    state_type::vars, rtol, atol);
     register_variant("handwritten", [handwritten](state_type& s, benchmark::State& timing) mutable {

@@ -1,6 +1,5 @@
 // benchmark/gradient_benchmarks_test.cpp -- fusegrad/benchmark.hpp: what register_gradient_benchmarks registers,
 // the gradients it refuses, and the summary run_gradient_benchmarks prints.
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -160,44 +159,53 @@ TEST(GradientBenchmarks, RefusesAWrongGradientWhateverItsScale) {
   EXPECT_NO_THROW(fg::register_gradient_benchmarks("small_right", loss, x, w).handwritten(right));
 }
 
-// d/db sum(x * b) over centred data is a sum that cancels to rounding noise: summed in another order it differs by
-// more than 1e-10 of itself. The refusal says to give an absolute tolerance, and with one the right gradient is taken,
-// while a wrong one is still refused.
+// d/db sum(x * b) over centred data is a sum that cancels: a loop that sums in another order than fusegrad's gets
+// rounding noise of the size of the terms' sum times the precision, far above 1e-10 of the cancelled result. Here the
+// terms are multiples of 2^-10 (times `scale`) whose every partial sum is exact, so fusegrad's variants agree exactly
+// in every build, and the hand-written loop adds such noise on purpose (4096 terms of up to 2: up to 1e-12 * scale).
+// Refused without an absolute tolerance, the loop is taken with one, in its gradient and in its value, which cancels
+// with it; a wrong gradient is still refused.
 TEST(GradientBenchmarks, AGradientThatCancelsToRoundingNoiseTakesAnAbsoluteTolerance) {
-  Eigen::ArrayXd centred = Eigen::ArrayXd::LinSpaced(4096, -1.0, 1.0).sin() * 0.9 + 0.05;
-  centred -= centred.mean();
-  const fg::Const<double, fg::Shape<fg::dyn>> x(centred);
-  const fg::Var<double, fg::Shape<>> b(0.5);
-  const auto f = [](const auto& x, const auto& b) { return fg::sum(x * b); };
-  const auto backwards = [](const auto& x, const auto& b, auto& db) {  // summed from the last element to the first
-    double s = 0;
-    for (Eigen::Index i = x.size() - 1; i >= 0; --i) s += x(i);
-    db(0) = s;
-    return s * b(0);
-  };
-  const auto off_by_one = [&](const auto& x, const auto& b, auto& db) {
-    const double value = backwards(x, b, db);
-    db(0) += 1;
-    return value;
-  };
-  std::vector<double> terms(centred.data(), centred.data() + centred.size());
-  double forwards = 0, reverse = 0;
-  for (const double t : terms) forwards += t;
-  for (auto t = terms.rbegin(); t != terms.rend(); ++t) reverse += *t;
-  ASSERT_GT(std::abs(forwards - reverse), 1e-10 * std::max(std::abs(forwards), std::abs(reverse)))
-      << "the two orders of summation must disagree beyond the relative tolerance for this test to say anything";
-  try {
-    fg::register_gradient_benchmarks("cancels", f, x, b).handwritten(backwards);
-    FAIL() << "no refusal: the fused sum agreed with the reversed one to 1e-10 of itself";
-  } catch (const fg::value_error& e) {
-    EXPECT_NE(std::string(e.what()).find("give .handwritten(fn, atol) an absolute tolerance"), std::string::npos)
-        << e.what();
+  for (const double scale : {1.0, 1e6}) {
+    Eigen::ArrayXd terms(4096);
+    for (Eigen::Index i = 0; i < terms.size(); ++i)  // +k/1024, then -k/1024, and one more 2^-10: the sum is 2^-10
+      terms(i) = (i < 2048 ? 1.0 : -1.0) * double(i % 2048) / 1024.0 * scale;
+    terms(0) = scale / 1024.0;
+    ASSERT_EQ(terms.sum(), scale / 1024.0);
+    const fg::Const<double, fg::Shape<fg::dyn>> x(terms);
+    const fg::Var<double, fg::Shape<>> b(0.5);
+    const auto f = [](const auto& x, const auto& b) { return fg::sum(x * b); };
+    const double noise = 1e-12 * scale;
+    const auto noisy = [noise](const auto& x, const auto& b, auto& db) {
+      db(0) = x.sum() + noise;
+      return db(0) * b(0);
+    };
+    const auto off_by_one = [&](const auto& x, const auto& b, auto& db) {
+      const double value = noisy(x, b, db);
+      db(0) += 1;
+      return value;
+    };
+    const std::string name = "cancels_" + std::to_string(int(scale));
+    try {
+      fg::register_gradient_benchmarks(name, f, x, b).handwritten(noisy);
+      FAIL() << "noise of " << noise << " on a gradient of " << scale / 1024.0 << " was accepted";
+    } catch (const fg::value_error& e) {
+      EXPECT_NE(std::string(e.what()).find(".handwritten(fn, atol)"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(fg::register_gradient_benchmarks(name + "_atol", f, x, b).handwritten(noisy, 10 * noise));
+    EXPECT_THROW(fg::register_gradient_benchmarks(name + "_wrong", f, x, b).handwritten(off_by_one, 10 * noise),
+                 fg::value_error);
   }
-  EXPECT_NO_THROW(fg::register_gradient_benchmarks("cancels_atol", f, x, b).handwritten(backwards, 1e-12));
-  EXPECT_THROW(fg::register_gradient_benchmarks("cancels_wrong", f, x, b).handwritten(off_by_one, 1e-12),
-               fg::value_error);
-  EXPECT_THROW(fg::register_gradient_benchmarks("cancels_nan", f, x, b).handwritten(backwards, std::nan("")),
-               fg::value_error);
+  const fg::Const<double, fg::Shape<fg::dyn>> x(Eigen::ArrayXd::Ones(4));
+  const fg::Var<double, fg::Shape<>> b(0.5);
+  const auto exact = [](const auto& x, const auto& b, auto& db) {
+    db(0) = x.sum();
+    return db(0) * b(0);
+  };
+  auto benchmarks = fg::register_gradient_benchmarks(
+      "cancels_nan", [](const auto& x, const auto& b) { return fg::sum(x * b); }, x, b);
+  EXPECT_THROW(benchmarks.handwritten(exact, std::nan("")), fg::value_error);
+  EXPECT_THROW(benchmarks.handwritten(exact, -1.0), fg::value_error);
 }
 
 TEST(GradientBenchmarks, AVarTheFunctionDoesNotUseHasAZeroGradient) {

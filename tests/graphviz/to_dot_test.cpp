@@ -138,6 +138,20 @@ TEST(TapePicture, AFrameDrawsOnlyTheOperationsGradientsPassThrough) {
   EXPECT_EQ(masks.count(fg::dot_colors::operation), 4u) << masks.text;  // two MulBackward, AddBackward, SumBackward
 }
 
+// The paths are those of the node's inputs as recorded: a leaf switched off afterwards still feeds its frame.
+TEST(TapePicture, AFrameKeepsTheInputsItWasRecordedWith) {
+  fg::Tensor w = fg::Tensor::full({3}, 0.5).requires_grad_().name("w");
+  const fg::Tensor d = fg::Tensor::full({3}, 2.0);
+  const fg::Tensor y = fg::sum(w * fg::exp(fg::sin(d)));
+  w.requires_grad_(false);
+  const DotPicture p(fg::to_dot(y));
+  EXPECT_EQ(p.count(fg::dot_colors::operation), 2u) << p.text;
+  EXPECT_TRUE(p.has_edge("w\n(3)", "MulBackward")) << p.text;
+  EXPECT_TRUE(p.has_edge("MulBackward", "SumBackward")) << p.text;
+  EXPECT_TRUE(p.has_edge("SumBackward", "()")) << p.text;
+  EXPECT_EQ(p.edges.size(), 3u) << p.text;
+}
+
 // Nodes recorded fused and nodes recorded taped join in one picture: the fused node's frame
 // sends its value to the taped node after it.
 TEST(TapePicture, FramesAndBoxesJoin) {

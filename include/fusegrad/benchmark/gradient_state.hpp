@@ -186,16 +186,20 @@ inline bool agree(double got, double want, double rtol, double scale) {
 
 // Throws unless `got`, a variant's value, agrees with `want`, the reference's: the same where either is not finite,
 // else to rtol relative to the larger, or to rtol where both are below 1 (a value that is 0 up to rounding comes out
-// as 0 in one variant and 1e-17 in another).
+// as 0 in one variant and 1e-17 in another), or to atol.
 template <class T>
-void require_same_value(const std::string& name, const char* variant, const char* reference, T got, T want,
-                        double rtol) {
+void require_same_value(const std::string& name, const char* variant, const char* reference, T got, T want, double rtol,
+                        double atol = 0) {
   const bool finite = std::isfinite(double(got)) && std::isfinite(double(want));
   const double scale = finite ? std::max({1.0, std::abs(double(got)), std::abs(double(want))}) : 0.0;
-  if (!agree(double(got), double(want), rtol, scale))
+  if (!agree(double(got), double(want), rtol, scale) && !(std::abs(double(got) - double(want)) <= atol))
     throw value_error("fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " value is " +
                       number_text(got) + ", the " + reference + " one " + number_text(want) +
-                      "; every variant must compute the same function");
+                      "; every variant must compute the same function" +
+                      (std::string_view(variant) == "hand-written"
+                           ? " (a value that cancels to rounding noise takes an absolute tolerance: "
+                             ".handwritten(fn, atol))"
+                           : ""));
 }
 
 // Throws unless `got` agrees with `want` for every Var to rtol relative to the largest finite magnitude
@@ -223,11 +227,13 @@ void require_same_gradients(const std::string& name, const char* variant, const 
                         std::to_string(j) + ": " + number_text(got[k][j]) + " against " + number_text(want[k][j]) +
                         " (allowed: " + number_text(std::max(rtol * scale, atol)) + ", " + number_text(rtol) +
                         " of the largest gradient" + (atol > 0 ? " or " + number_text(atol) : std::string()) +
-                        (std::string_view(variant) == "hand-written"
-                             ? "; a gradient that cancels to rounding noise, such as a sum over centred data, differs "
-                               "between two right orders of summation by more: give .handwritten(fn, atol) an "
+                        (std::string_view(variant) != "hand-written" ? std::string(")")
+                         : atol > 0
+                             ? "; for a gradient that cancels to rounding noise, give .handwritten(fn, atol) a larger "
                                "absolute tolerance)"
-                             : ")"));
+                             : "; a gradient that cancels to rounding noise, such as a sum over centred data, differs "
+                               "between two right orders of summation by more: give .handwritten(fn, atol) an "
+                               "absolute tolerance)"));
     }
   }
 }

@@ -62,16 +62,28 @@ struct drawn_node {
 };
 
 // The operations of a fused node's expression that gradients pass through, as the node's backward runs them: those
-// that pass gradients to an operand that takes one (a tensor that requires grad, or such an operation). The others
-// (a chain of data, a comparison, an argmax) are not drawn, as fg::taped records no node for them.
-inline std::vector<bool> on_gradient_paths(const expression_graph& g) {
+// that pass gradients to an operand that takes one (a tensor among the node's inputs, or such an operation). The
+// others (a chain of data, a comparison, an argmax) are not drawn, as fg::taped records no node for them. The inputs
+// are the node's edges, fixed when it was recorded: a leaf's requires_grad may have changed since. The root is always
+// drawn: the node's output leaves from it.
+template <class T>
+std::vector<bool> on_gradient_paths(const expression_graph& g, const node<T>& n) {
+  const auto is_input = [&](const void* identity) {
+    for (const edge<T>& e : n.inputs())
+      if (e.input == identity) return true;
+    return false;
+  };
   std::vector<bool> on_path(g.vertices.size(), false);  // operands come before the operations that read them
   for (std::size_t k = 0; k < g.vertices.size(); ++k) {
     const expression_vertex& v = g.vertices[k];
     if (v.is_leaf() || !v.differentiable) continue;
-    for (const std::size_t operand : v.operands)
-      if (g.vertices[operand].is_leaf() ? g.vertices[operand].takes_grad : bool(on_path[operand])) on_path[k] = true;
+    for (const std::size_t operand : v.operands) {
+      const expression_vertex& x = g.vertices[operand];
+      if (x.is_leaf() ? x.what == expression_vertex::kind::tensor && is_input(x.identity) : bool(on_path[operand]))
+        on_path[k] = true;
+    }
   }
+  if (!g.empty()) on_path[g.root()] = true;
   return on_path;
 }
 
@@ -89,7 +101,7 @@ drawn_node draw_node(const node<T>& n, tape_picture& picture) {
     return drawn;
   }
   drawn.frame = id;
-  drawn.drawn = on_gradient_paths(drawn.operations);
+  drawn.drawn = on_gradient_paths(drawn.operations, n);
   picture.dot.begin_cluster(id, n.name());
   const auto& vertices = drawn.operations.vertices;
   for (std::size_t k = 0; k < vertices.size(); ++k) {
