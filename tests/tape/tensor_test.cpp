@@ -96,8 +96,20 @@ TYPED_TEST(TensorTyped, LinspaceSpansBothEnds) {
   EXPECT_NEAR(double(tenths.eigen()[7]), -0.3, TestFixture::tolerance);
   expect_array_near(Tensor::linspace(2, 7, 1).eigen(), {2});
   EXPECT_EQ(Tensor::linspace(0, 1, 0).numel(), 0u);
-  expect_error<fg::value_error>([] { (void)Tensor::linspace(0, 1, std::numeric_limits<std::size_t>::max()); },
-                                {"fusegrad::Tensor::linspace", "18446744073709551615 steps", "ask for fewer"});
+  expect_error<fg::value_error>([] { (void)Tensor::linspace(0, 1, std::size_t(1) << 60); },
+                                {"fusegrad::Tensor::linspace", "1152921504606846976 steps", "ask for fewer"});
+  const int negative = -1;  // made unsigned on its way in
+  expect_error<fg::value_error>([&] { (void)Tensor::linspace(0, 1, static_cast<std::size_t>(negative)); },
+                                {"fusegrad::Tensor::linspace", "-1 as a signed number", "0 or more"});
+  // An endpoint past the scalar type's range is refused, as in PyTorch (torch.linspace(1e39, 0, 3,
+  // dtype=torch.float32) raises), not turned into an infinity; for double it is a value like any other.
+  if constexpr (std::is_same_v<TypeParam, float>) {
+    expect_error<fg::value_error>([] { (void)Tensor::linspace(1e39, 0, 3); },
+                                  {"fusegrad::Tensor::linspace", "1e+39 cannot be converted to float", "double"});
+    expect_error<fg::value_error>([] { (void)Tensor::linspace(0, -1e39, 3); }, {"-1e+39 cannot be converted"});
+  } else {
+    expect_array_near(Tensor::linspace(1e39, 0, 3).eigen(), {1e39, 5e38, 0}, 1e-15 * 1e39);
+  }
 }
 
 // zeros_like, ones_like, full_like: the other tensor's shape, new values, no gradient.

@@ -69,6 +69,18 @@ BasicTensor<T> BasicTensor<T>::arange(double stop) {
 
 template <Scalar T>
 BasicTensor<T> BasicTensor<T>::linspace(double start, double end, std::size_t steps) {
+  if (const auto as_signed = static_cast<std::ptrdiff_t>(steps); as_signed < 0)  // a negative count made unsigned
+    throw value_error("fusegrad::Tensor::linspace: steps is " + std::to_string(steps) + ", " +
+                      std::to_string(as_signed) + " as a signed number; the number of steps must be 0 or more");
+  // An endpoint past float's range is refused for a tensor of float, as in PyTorch, not turned into an infinity
+  // (the values between two endpoints it holds are held too); every finite double is a double tensor's.
+  using real = typename Eigen::NumTraits<T>::Real;
+  for (const double endpoint : {start, end})
+    if (std::isfinite(endpoint) && std::abs(endpoint) > double(std::numeric_limits<real>::max()))
+      throw value_error("fusegrad::Tensor::linspace: " + detail::number_text(endpoint) +
+                        " cannot be converted to float without overflow (the largest float is " +
+                        detail::number_text(std::numeric_limits<real>::max()) +
+                        "); give endpoints within its range, or make a tensor of double");
   if (steps > Extents::max_size)
     throw value_error("fusegrad::Tensor::linspace: " + std::to_string(steps) + " steps are more than a tensor holds (" +
                       Extents::max_size_text() + "); ask for fewer");
