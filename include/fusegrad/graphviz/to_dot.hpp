@@ -20,14 +20,13 @@
 
 namespace fusegrad {
 
-/// The graph that produced `t`, in DOT, drawn as torchviz draws PyTorch's: leaves that require
-/// grad as light-blue boxes with their name (DotOptions::name's, else t.name("w")) and shape, one grey box per node
-/// named like its backward ("MulBackward"), `t` as a green box with its shape, an edge from
-/// each input to the node that reads it; tensors that take no gradient are not drawn. A node
-/// that fused several operations is a dashed frame titled FusedBackward holding one box per
-/// operation that gradients pass through (one box with `.expand_fused = false`). Casts are followed into the graph of
-/// the other scalar type. Render it with fg::render (<fusegrad/graphviz.hpp>) or Graphviz's `dot`. Example:
-/// examples/graphs.cpp.
+/// The graph that produced `t`, in DOT, drawn as torchviz draws PyTorch's: leaves that require grad as light-blue
+/// boxes with their name (DotOptions::name's, else t.name("w")) and shape, one grey box per node named like its
+/// backward ("MulBackward"), `t` as a green box with its shape, an edge from each input to the node that reads it;
+/// tensors that take no gradient are not drawn. A node that fused several operations is a dashed frame titled
+/// FusedBackward holding one box per operation that gradients pass through (one box with `.expand_fused = false`).
+/// Casts are followed into the graph of the other scalar type. Render it with fg::render (<fusegrad/graphviz.hpp>) or
+/// Graphviz's `dot`. Example: examples/graphs.cpp.
 template <Scalar T>
 [[nodiscard]] std::string to_dot(const BasicTensor<T>& t, const DotOptions& options = {}) {
   const std::string name = options.given_name(t.impl()).value_or(t.name());  // t.name() throws when t is undefined
@@ -80,14 +79,13 @@ inline std::string leaf_kind_text(const expression_vertex& v) {
 }
 }  // namespace detail
 
-/// A static expression's graph, from its type, in DOT: each leaf as a box with its name (a, b
-/// ... or DotOptions::name), its kind (light blue where it takes a gradient: a Var, a Tensor that
-/// requires grad; white otherwise: a Const, a Tensor that does not) and its static shape (dyn
-/// where only the run time knows an extent), each number as plain text (a Const of one value that the options name is
-/// a box like any leaf), each operation as a
-/// grey box with its result's static shape, and the value as a green box. An expression of
-/// Tensors not yet recorded is drawn the same way, with the shapes of this run (record it,
-/// `fg::Tensor t = expr`, to draw the node it becomes). Example: examples/graphs.cpp.
+/// A static expression's graph, from its type, in DOT: each leaf as a box with its name (a, b ... or DotOptions::name),
+/// its kind (light blue where it takes a gradient: a Var, a Tensor that requires grad; white otherwise: a Const, a
+/// Tensor that does not) and its static shape (dyn where only the run time knows an extent), each number as plain text
+/// (a Const of one value that the options name is a box like any leaf), each operation as a grey box with its result's
+/// static shape, and the value as a green box. An expression of Tensors not yet recorded is drawn the same way, with
+/// the shapes of this run (record it, `fg::Tensor t = expr`, to draw the node it becomes). Example:
+/// examples/graphs.cpp.
 template <Expression E>
   requires(!detail::is_tensor_v<E>)
 [[nodiscard]] std::string to_dot(const E& expr, const DotOptions& options = {}) {
