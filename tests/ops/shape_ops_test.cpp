@@ -374,6 +374,23 @@ TEST(ShapeOpsErrors, RunTimeMistakesNameTheShapeAndTheParameter) {
       },
       {"fusegrad::gather", "index 3", "extent 3"});
   expect_error<shape_error>([&] { (void)fg::Tensor(fg::gather(x, 1, fg::Indices({0, 1}, {2}))); }, {"same rank"});
+  // A scalar counts as rank 1 on either side, as in PyTorch: torch.gather(torch.tensor(2.5), 0, torch.tensor([0, 0]))
+  // is [2.5, 2.5] with gradient 2, and torch.gather(torch.tensor([2.5, 3.5]), 0, torch.tensor(1)) is 3.5 with
+  // gradient [0, 1].
+  fg::Tensor one_value = fg::Tensor::scalar(2.5).requires_grad_();
+  const fg::Tensor twice = fg::gather(one_value, 0, fg::Indices({0, 0}, {2}));
+  EXPECT_EQ(twice.shape(), fg::Extents{2});
+  expect_array_near(twice.eigen(), {2.5, 2.5});
+  fg::Tensor(fg::sum(twice)).backward();
+  EXPECT_EQ(one_value.grad().item(), 2.0);
+  fg::Tensor pair = fg::Tensor::from({2.5, 3.5}, {2}).requires_grad_();
+  const fg::Tensor one = fg::gather(pair, 0, fg::Indices({1}, fg::Extents{}));
+  EXPECT_EQ(one.shape(), fg::Extents{});
+  EXPECT_EQ(one.item(), 3.5);
+  fg::Tensor(one).backward();
+  expect_array_near(pair.grad().eigen(), {0, 1});
+  expect_error<shape_error>([&] { (void)fg::Tensor(fg::gather(x, 1, fg::Indices({1}, fg::Extents{}))); },
+                            {"same rank", "a scalar counts as rank 1"});
   expect_error<shape_error>(
       [&] {
         (void)fg::Tensor(fg::gather(x, 1, fg::Indices({0, 1, 0}, {3, 1})));

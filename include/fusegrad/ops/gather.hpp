@@ -16,9 +16,9 @@
 
 namespace fusegrad {
 
-/// Per position of `indices` (same rank as x, no larger than x along the other axes), the
-/// element of x that the index picks along `axis` (PyTorch's gather); the result is shaped
-/// like the indices. For axis 1 of a matrix:
+/// Per position of `indices` (same rank as x, a scalar counting as rank 1 on either side; no larger than x along the
+/// other axes), the element of x that the index picks along `axis` (PyTorch's gather); the result is shaped like the
+/// indices. For axis 1 of a matrix:
 ///   value: y[i][j] = x[i][indices[i][j]]
 ///   vjp:   dx[i][m] = sum over j with indices[i][j] = m of dy[i][j]: repeats accumulate
 struct gather_op {
@@ -36,9 +36,10 @@ struct gather_op {
   [[nodiscard]] Extents result_extents(const Extents& x) const {
     const std::size_t a = detail::resolve_axis_scalar_too(axis, x, what);
     const Extents& e = indices.extents();
-    if (e.rank() != x.rank())
+    // A scalar counts as rank 1 (one axis of extent 1), on either side, as in PyTorch.
+    if (std::max<std::size_t>(e.rank(), 1) != std::max<std::size_t>(x.rank(), 1))
       throw shape_error("fusegrad::gather: indices of shape " + e.to_string() + " for x of shape " + x.to_string() +
-                        "; both need the same rank");
+                        "; both need the same rank (a scalar counts as rank 1)");
     for (std::size_t r = 0; r < x.rank(); ++r)
       if (r != a && e[r] > x[r])
         throw shape_error("fusegrad::gather: indices of shape " + e.to_string() + " are larger than x of shape " +
