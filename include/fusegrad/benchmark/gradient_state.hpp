@@ -179,9 +179,20 @@ class gradient_benchmark_state {
   BasicTensor<T> last_value_;
 };
 
-// Whether two variants' results agree to rtol relative to `scale`: equal (the same infinity, or NaN in both) or close.
-inline bool agree(double got, double want, double rtol, double scale) {
-  return got == want || (std::isnan(got) && std::isnan(want)) || std::abs(got - want) <= rtol * scale;
+// Whether two variants' results agree: equal (the same infinity, or NaN in both), or within rtol relative to `scale`
+// or within atol.
+inline bool agree(double got, double want, double rtol, double scale, double atol) {
+  return got == want || (std::isnan(got) && std::isnan(want)) || std::abs(got - want) <= std::max(rtol * scale, atol);
+}
+
+// What a refusal of the hand-written variant adds: a result that cancels to rounding noise (a sum over centred data)
+// differs between two right orders of summation by more than rtol of itself, and takes an absolute tolerance.
+inline std::string atol_advice(const char* variant, double atol) {
+  if (std::string_view(variant) != "hand-written") return "";
+  return std::string(
+             "; a result that cancels to rounding noise, such as a sum over centred data, differs between two "
+             "right orders of summation by more: give .handwritten(fn, atol) ") +
+         (atol > 0 ? "a larger" : "an") + " absolute tolerance";
 }
 
 // Throws unless `got`, a variant's value, agrees with `want`, the reference's: the same where either is not finite,
@@ -192,14 +203,10 @@ void require_same_value(const std::string& name, const char* variant, const char
                         double atol = 0) {
   const bool finite = std::isfinite(double(got)) && std::isfinite(double(want));
   const double scale = finite ? std::max({1.0, std::abs(double(got)), std::abs(double(want))}) : 0.0;
-  if (!agree(double(got), double(want), rtol, scale) && !(std::abs(double(got) - double(want)) <= atol))
+  if (!agree(double(got), double(want), rtol, scale, atol))
     throw value_error("fusegrad::register_gradient_benchmarks(\"" + name + "\"): the " + variant + " value is " +
                       number_text(got) + ", the " + reference + " one " + number_text(want) +
-                      "; every variant must compute the same function" +
-                      (std::string_view(variant) == "hand-written"
-                           ? " (a value that cancels to rounding noise takes an absolute tolerance: "
-                             ".handwritten(fn, atol))"
-                           : ""));
+                      "; every variant must compute the same function" + atol_advice(variant, atol));
 }
 
 // Throws unless `got` agrees with `want` for every Var to rtol relative to the largest finite magnitude
@@ -220,20 +227,12 @@ void require_same_gradients(const std::string& name, const char* variant, const 
       for (const T v : {want[k][j], got[k][j]})
         if (std::isfinite(v)) scale = std::max(scale, double(std::abs(v)));
     for (std::size_t j = 0; j < want[k].size(); ++j) {
-      if (agree(double(got[k][j]), double(want[k][j]), rtol, scale) ||
-          std::abs(double(got[k][j]) - double(want[k][j])) <= atol)
-        continue;
+      if (agree(double(got[k][j]), double(want[k][j]), rtol, scale, atol)) continue;
       throw value_error(where + std::to_string(positions[k]) + " differs from the " + reference + " one at element " +
                         std::to_string(j) + ": " + number_text(got[k][j]) + " against " + number_text(want[k][j]) +
                         " (allowed: " + number_text(std::max(rtol * scale, atol)) + ", " + number_text(rtol) +
                         " of the largest gradient" + (atol > 0 ? " or " + number_text(atol) : std::string()) +
-                        (std::string_view(variant) != "hand-written" ? std::string(")")
-                         : atol > 0
-                             ? "; for a gradient that cancels to rounding noise, give .handwritten(fn, atol) a larger "
-                               "absolute tolerance)"
-                             : "; a gradient that cancels to rounding noise, such as a sum over centred data, differs "
-                               "between two right orders of summation by more: give .handwritten(fn, atol) an "
-                               "absolute tolerance)"));
+                        atol_advice(variant, atol) + ")");
     }
   }
 }
