@@ -1,9 +1,11 @@
 // nn/losses_test.cpp -- every loss with every reduction against PyTorch's value and input gradient
 // (tests/data/losses/), recorded as a fused node, taped, and in the static layer; and what the losses refuse.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -110,6 +112,34 @@ TEST(Losses, HuberMatchesPyTorchOnBothSidesOfDelta) {
                          {ref::huber_half_mean_value, ref::huber_half_mean_upstream, ref::huber_half_mean_grad},
                          {ref::huber_half_sum_value, ref::huber_half_sum_upstream, ref::huber_half_sum_grad},
                          {ref::huber_half_none_value, ref::huber_half_none_upstream, ref::huber_half_none_grad});
+}
+// A delta no value of the scalar type reaches (infinity; 1e39 for float) makes the loss half the squared error, its
+// gradient d = x - y, as in PyTorch: 0.5 * (0.25 + 4 + 9 + 1e6) and (0.5, -2, 3, 1000), every figure exact.
+template <class T>
+void expect_huber_of_an_unreachable_delta(double delta) {
+  const std::array<T, 4> d{T(0.5), T(-2), T(3), T(1000)};
+  const T half_squares = T(0.5) * (T(0.25) + T(4) + T(9) + T(1e6));
+  for (const bool taped : {false, true}) {
+    SCOPED_TRACE(taped ? "taped" : "one fused node");
+    auto x = fg::BasicTensor<T>::from({d[0], d[1], d[2], d[3]}, {4}).requires_grad_();
+    const auto zeros = fg::BasicTensor<T>::zeros({4});
+    const fg::BasicTensor<T> loss = taped ? fg::taped(nn::huber_loss(x, zeros, nn::reduction::sum, delta))
+                                          : fg::BasicTensor<T>(nn::huber_loss(x, zeros, nn::reduction::sum, delta));
+    EXPECT_EQ(loss.item(), half_squares);
+    loss.backward();
+    for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(x.grad().data()[i], d[std::size_t(i)]) << "element " << i;
+  }
+  fg::Var<T, fg::Shape<4>> x;
+  std::copy(d.begin(), d.end(), x.value().data());
+  const auto [value, dx] =
+      fg::value_and_grad(nn::huber_loss(x, fg::Const<T, fg::Shape<4>>{}, nn::reduction::sum, delta), x);
+  EXPECT_EQ(value, half_squares) << "static layer";
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(dx[i], d[std::size_t(i)]) << "static layer, element " << i;
+}
+TEST(Losses, HuberWithADeltaNoValueReachesIsHalfTheSquaredError) {
+  expect_huber_of_an_unreachable_delta<double>(std::numeric_limits<double>::infinity());
+  expect_huber_of_an_unreachable_delta<float>(std::numeric_limits<double>::infinity());
+  expect_huber_of_an_unreachable_delta<float>(1e39);
 }
 TEST(Losses, BceWithLogitsMatchesPyTorchAtLogitsOfAThousand) {
   const auto bce = [](const auto& x, auto r) { return nn::bce_with_logits_loss(x, probabilities, r); };

@@ -486,7 +486,18 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   std::string corrupt = good;
   corrupt.replace(corrupt.find("1p+1", corrupt.find("blocks.1.scale")), 4, "1,5");
   expect_refused(corrupt, {"blocks.1.scale", "is not a number"});
-  expect_refused(good.substr(0, good.size() - 10), {"cut short"});
+  std::string decimal = good;  // hexadecimal digits without an exponent: 0x0.5 is 0.3125
+  decimal.replace(decimal.find("1p+1", decimal.find("blocks.1.scale")), 4, "0.5");
+  expect_refused(decimal, {"blocks.1.scale", "\"0.5\" is not a number as save writes them", "1p-1"});
+  std::string ranked = good;
+  ranked.replace(ranked.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 9 1 1 1 1 1 1 1 1 4");
+  expect_refused(ranked, {"heads.1.weight", "rank 9", "at most 8"});
+  std::string unranked = good;
+  unranked.replace(unranked.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double -2 1 4");
+  expect_refused(unranked, {"heads.1.weight", "rank \"-2\" is not a count"});
+  // A file cut anywhere after its first line and before its end line, whatever token or line the cut splits.
+  for (std::size_t size = good.find('\n') + 1; size < good.size() - 4; size += 5)
+    expect_refused(good.substr(0, size), {"cut short"});
   expect_refused(good + "more\n", {"text after the end line"});
   std::string negative = good;
   negative.replace(negative.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 -1 4");

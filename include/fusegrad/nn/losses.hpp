@@ -20,6 +20,7 @@
 #include <fusegrad/ops/gather.hpp>
 #include <fusegrad/ops/indices.hpp>
 #include <fusegrad/ops/log_softmax.hpp>
+#include <fusegrad/ops/minimum.hpp>
 #include <fusegrad/ops/mul.hpp>
 #include <fusegrad/ops/negate.hpp>
 #include <fusegrad/ops/reshape.hpp>
@@ -87,14 +88,18 @@ template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 }
 
 /// Huber loss: with d = x - y, 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere
-/// (PyTorch's huber_loss, its argument order: reduction, then delta > 0).
+/// (PyTorch's huber_loss, its argument order: reduction, then delta > 0; delta may be infinite).
+/// Computed as c (|d| - 0.5 c) with c = min(|d|, delta): the same values and gradients, rounded alike, and no branch
+/// whose slope is delta, which would give 0 * inf = NaN in the gradient when delta is infinite (or, for float, above
+/// the largest float).
 template <Differentiable X, class Y, Reduction R = reduction::mean_t>
 [[nodiscard]] auto huber_loss(X&& x, Y&& y, R r = {}, double delta = 1.0) {
   if (!(delta > 0))
     throw value_error("fusegrad::nn::huber_loss: delta must be > 0, not " + fusegrad::detail::number_text(delta));
   detail::check_target(x, y, "huber_loss");
-  const auto d = std::forward<X>(x) - std::forward<Y>(y);  // a sub-expression: each use below holds a copy
-  return detail::reduce(where(abs(d) < delta, 0.5 * square(d), delta * (abs(d) - 0.5 * delta)), r);
+  const auto a = abs(std::forward<X>(x) - std::forward<Y>(y));  // a sub-expression: each use below holds a copy
+  const auto c = minimum(a, delta);
+  return detail::reduce(c * (a - 0.5 * c), r);
 }
 
 /// Binary cross-entropy of logits x against targets y in [0, 1] (PyTorch's binary_cross_entropy_with_logits, without

@@ -112,6 +112,9 @@ inline std::optional<double> read_hexfloat(std::string_view token) {
     if (read.ec != std::errc() || read.ptr != end || !std::isnan(std::bit_cast<double>(bits))) return std::nullopt;
     return std::bit_cast<double>(bits);
   }
+  // Every finite number save writes has an exponent (1p+0, 0p+0, 1.8p-3): a token without one, such as a decimal
+  // 0.5, is not one of its numbers, and would read as hexadecimal digits (0x0.5 = 0.3125).
+  if (token.find('p') == std::string_view::npos && token != "inf" && token != "-inf") return std::nullopt;
   double v = 0;
   const auto read = std::from_chars(token.data(), end, v, std::chars_format::hex);
   if (read.ec != std::errc() || read.ptr != end) return std::nullopt;
@@ -180,7 +183,11 @@ void load(Model& model, const std::filesystem::path& path) {
                       std::string(detail::parameters_header) + "\")");
   std::map<std::string, detail::stored_parameter> stored;
   bool ended = false;
+  // save ends every line with a newline: a line other than the last that ends the file without one was cut, as was a
+  // file that ends before the end line.
+  const auto cut_short = [&] { return value_error(where + ": the file is cut short (it has no end line)"); };
   for (std::size_t line_number = 2; read_line(line); line_number += 2) {
+    if (line != "end" && file.eof()) throw cut_short();
     if (line == "end") {
       ended = std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()).empty();
       if (!ended) throw value_error(where + ": line " + std::to_string(line_number) + ": text after the end line");
@@ -190,16 +197,25 @@ void load(Model& model, const std::filesystem::path& path) {
     head.imbue(std::locale::classic());
     std::string name;
     detail::stored_parameter p;
-    std::size_t rank = 0;
-    if (!(head >> name >> p.scalar >> rank) || rank > 8)
+    std::string rank_token;
+    if (!(head >> name >> p.scalar >> rank_token))
       throw value_error(where + ": line " + std::to_string(line_number) + " is not \"<name> <type> <rank> <extents>\"");
+    // A count, read without a sign: "-1" fails (where >> into an unsigned type would wrap it).
+    const auto count = [&](const std::string& token, std::size_t& n, const char* what) {
+      const auto read = std::from_chars(token.data(), token.data() + token.size(), n);
+      if (read.ec != std::errc() || read.ptr != token.data() + token.size())
+        throw value_error(where + ": parameter " + name + ": " + what + " \"" + token + "\" is not a count");
+    };
+    std::size_t rank = 0;
+    count(rank_token, rank, "rank");
+    if (rank > Extents::max_rank)
+      throw value_error(where + ": parameter " + name + ": rank " + rank_token + ", where a tensor has at most " +
+                        std::to_string(Extents::max_rank) + " axes");
     std::vector<std::size_t> extents(rank);
     for (std::size_t& e : extents) {
       std::string token;
       if (!(head >> token)) throw value_error(where + ": parameter " + name + ": its extents are cut short");
-      const auto read = std::from_chars(token.data(), token.data() + token.size(), e);  // no sign: "-1" fails
-      if (read.ec != std::errc() || read.ptr != token.data() + token.size())
-        throw value_error(where + ": parameter " + name + ": extent \"" + token + "\" is not a count");
+      count(token, e, "extent");
     }
     if (std::string extra; head >> extra)
       throw value_error(where + ": parameter " + name + ": \"" + extra + "\" after its " + std::to_string(rank) +
@@ -210,12 +226,15 @@ void load(Model& model, const std::filesystem::path& path) {
       throw value_error(where + ": parameter " + name + ": " + e.what());
     }
     std::string values_line;
-    if (!read_line(values_line)) throw value_error(where + ": parameter " + name + ": its values are missing");
+    if (!read_line(values_line) || file.eof()) throw cut_short();
     std::istringstream values(values_line);
     values.imbue(std::locale::classic());
     for (std::string token; values >> token;) {
       const std::optional<double> v = detail::read_hexfloat(token);
-      if (!v) throw value_error(where + ": parameter " + name + ": \"" + token + "\" is not a number");
+      if (!v)
+        throw value_error(
+            where + ": parameter " + name + ": \"" + token +
+            "\" is not a number as save writes them (hexadecimal with an exponent, such as 1p-1 for 0.5)");
       p.values.push_back(*v);
     }
     if (p.values.size() != p.extents.size())
@@ -223,7 +242,7 @@ void load(Model& model, const std::filesystem::path& path) {
                         p.extents.to_string());
     if (!stored.emplace(name, std::move(p)).second) throw value_error(where + ": parameter " + name + " appears twice");
   }
-  if (!ended) throw value_error(where + ": the file is cut short (it has no end line)");
+  if (!ended) throw cut_short();
   std::vector<NamedParameter<double>> doubles;
   std::vector<NamedParameter<float>> floats;
   detail::for_each_parameter(model, [&]<Scalar T>(const std::string& name, const BasicTensor<T>& tensor) {
