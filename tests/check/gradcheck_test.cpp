@@ -260,8 +260,12 @@ TEST(Gradcheck, AnInfiniteGradientFailsAgainstAFiniteReference) {
   const fg::GradcheckReport report = fg::gradcheck([](const auto& v) { return fg::sum(fg::sqrt(v)); }, x);
   EXPECT_FALSE(report);
   EXPECT_TRUE(std::isinf(report.max_abs_error));
+  EXPECT_TRUE(std::isinf(report.max_rel_error)) << "an infinite error is no smaller relative to its reference";
   EXPECT_EQ(report.worst_index, (std::vector<std::size_t>{1}));
   EXPECT_TRUE(std::isinf(report.worst_analytic));
+  std::ostringstream text;
+  text << report;
+  EXPECT_NE(text.str().find("inf absolute, inf relative"), std::string::npos) << text.str();
 }
 
 // The tensors are recorded for the analytic gradient even inside a caller's NoGradGuard.

@@ -73,6 +73,16 @@ TEST_F(RenderTest, WritesSvgThatParsesAsXml) {
   EXPECT_NE(svg.find("w &lt;weights&gt; &amp; &quot;more&quot;"), std::string::npos) << "names reach the picture";
 }
 
+// Graphviz reads entities in a label (&lt; as <): a name that holds one is drawn as written, its & escaped in the SVG.
+TEST_F(RenderTest, NamesThatLookLikeEntitiesAreDrawnAsWritten) {
+  if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed";
+  const fg::Tensor w = fg::Tensor::full({1}, 0.5).requires_grad_().name("x&lt;y &amp; &#65;");
+  fg::render(fg::to_dot(fg::sum(w * w)), dir / "entities.svg");
+  const std::string svg = read_file(dir / "entities.svg");
+  EXPECT_EQ(fg::test::xml_error(svg), std::nullopt);
+  EXPECT_NE(svg.find("x&amp;lt;y &amp;amp; &amp;#65;"), std::string::npos) << svg;
+}
+
 TEST_F(RenderTest, WritesPngAndPdf) {
   if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed";
   fg::render(picture(), dir / "loss.png");

@@ -78,13 +78,16 @@ struct DotPicture {
     return at;
   }
 
-  // The quoted string starting at `at` (unescaped), and where it ends.
+  // The quoted string starting at `at` (unescaped, &amp; read as & as Graphviz reads it), and where it ends.
   static std::pair<std::string, std::size_t> quoted(std::string_view line, std::size_t at) {
     std::string out;
     for (++at; at < line.size() && line[at] != '"'; ++at) {
       if (line[at] == '\\' && at + 1 < line.size()) {
         ++at;
         out += line[at] == 'n' ? '\n' : line[at];
+      } else if (line.substr(at).starts_with("&amp;")) {
+        out += '&';
+        at += 4;
       } else {
         out += line[at];
       }

@@ -108,7 +108,10 @@ inline GradcheckReport judge(const std::vector<checked_input>& inputs, bool use_
       const double tolerance = atol + rtol * (std::isfinite(ref) ? std::abs(ref) : 0.0);
       ++r.elements;
       r.max_abs_error = std::max(r.max_abs_error, err);
-      if (finite && ref != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::abs(ref));
+      if (!finite && !same)
+        r.max_rel_error = INFINITY;  // so that the report never reads "0 relative" beside an infinite error
+      else if (finite && ref != 0)
+        r.max_rel_error = std::max(r.max_rel_error, err / std::abs(ref));
       if (err > tolerance) r.passed = false;
       const double ratio = err == 0 ? 0.0 : tolerance > 0 ? err / tolerance : INFINITY;
       if (ratio > worst_ratio) {

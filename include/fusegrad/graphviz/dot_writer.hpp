@@ -35,7 +35,7 @@ inline std::size_t utf8_sequence_length(std::string_view text) {
   return length;
 }
 
-// A DOT string literal's contents: quotes and backslashes escaped, line breaks as \n, other
+// A DOT string literal's contents: quotes and backslashes escaped, & as &amp;, line breaks as \n, other
 // control characters as spaces, bytes that are not UTF-8 as U+FFFD (Graphviz reads UTF-8, and an SVG must be).
 // Nothing a user names a tensor can end the literal or inject an attribute.
 inline std::string escape_dot(std::string_view text) {
@@ -61,6 +61,9 @@ inline std::string escape_dot(std::string_view text) {
         break;
       case '\n':
         out += "\\n";
+        break;
+      case '&':  // Graphviz reads &amp;, &lt;, &#65; ... in a label as the characters they stand for
+        out += "&amp;";
         break;
       default:
         out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;  // other control characters: a space
