@@ -28,6 +28,10 @@ namespace detail {
 // argument is the whole message: einsum("ij,jk->ik"): label j is 3 in operand 0 and 4 in operand 1.
 template <fixed_text Message>
 struct einsum_error;
+// The same for clang, which prints a text argument as its first ten character codes but a pack of characters whole:
+// einsum_error_characters<'e', 'i', 'n', 's', 'u', 'm', ...>.
+template <char... Message>
+struct einsum_error_characters;
 
 template <ShapeLike S>
 constexpr einsum_operand_shape einsum_shape_of() {
@@ -68,17 +72,24 @@ struct static_einsum {
   struct ok {
     using type = std::conditional_t<rank_known, shape_from_array<extents>, AnyShape>;
   };
-  struct failed {
+  template <class Characters = std::make_index_sequence<message_length>>
+  struct failed;
+  template <std::size_t... I>
+  struct failed<std::index_sequence<I...>> {
     static constexpr auto message = [] {
       fixed_text<message_length + 1> text{};
       const message_text m = bind().error;
       for (std::size_t k = 0; k < message_length; ++k) text.chars[k] = m.view()[k];
       return text;
     }();
+#if defined(__clang__)
+    enum : std::size_t{report = sizeof(einsum_error_characters<message.chars[I]...>)};
+#else
     enum : std::size_t { report = sizeof(einsum_error<message>) };
+#endif
     using type = AnyShape;  // after the one error, a shape, so that nothing else fails
   };
-  using shape = typename std::conditional_t<message_length == 0, ok, failed>::type;
+  using shape = typename std::conditional_t<message_length == 0, ok, failed<>>::type;
 };
 
 // The subscripts of an einsum_op: a template argument, parsed at compile time...
