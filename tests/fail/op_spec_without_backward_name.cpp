@@ -1,5 +1,5 @@
-// expect: error: static assertion failed
-// also: Op::backward_name
+// expect: op_spec_without_backward_name\.cpp:[0-9]+:[0-9]+: error: static assertion failed
+// also: required expression [^ ]*Op::backward_name[^ ]* is invalid
 // fail/op_spec_without_backward_name.cpp -- an op spec that forgets its tape node's name fails at its own
 // static_assert, naming the missing member, not inside the tape.
 #include <string_view>

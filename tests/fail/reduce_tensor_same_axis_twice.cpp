@@ -7,9 +7,9 @@ namespace fg = fusegrad;
 
 int main() {
   const fg::Tensor x = fg::Tensor::ones({2, 3});
-  const fg::Tensor fine = fg::sum(x, fg::axes<0, 1>);  // the legal twin: both axes -> ()
+  const fg::Tensor fine = fg::max(x, fg::axes<0, 1>);  // the legal twin: both axes -> ()
 #ifdef FUSEGRAD_FAIL
   const fg::Tensor twice = fg::max(x, fg::axes<1, 1>);  // name each axis once
 #endif
-  return fine.item() == 6.0 ? 0 : 1;
+  return fine.item() == 1.0 ? 0 : 1;
 }

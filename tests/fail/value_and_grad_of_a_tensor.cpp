@@ -7,8 +7,12 @@ namespace fg = fusegrad;
 
 int main() {
   const fg::Tensor w = fg::Tensor::ones({3}).requires_grad_();
-  fg::Tensor loss = fg::sum(w * w);  // the legal twin: the tape's way
+  fg::Tensor loss = fg::sum(w * w);  // the legal twins: the tape's way, and value_and_grad of a Var
   loss.backward();
+  const fg::Var<double, fg::Shape<3>> v{1.0, 1.0, 1.0};
+  const auto [v_value, dv] = fg::value_and_grad(fg::sum(v * v), v);
+  (void)v_value;
+  (void)dv;
 #ifdef FUSEGRAD_FAIL
   auto [value, dw] = fg::value_and_grad(fg::sum(w * w), w);
   (void)value;

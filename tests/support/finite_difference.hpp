@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -29,24 +30,26 @@ namespace fusegrad::test {
 template <class T>
 using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
 
-/// Step and tolerance of the central-difference check for a scalar type. The step is near
-/// cbrt(epsilon), which balances truncation (h^2) against rounding (epsilon / h); it is scaled
-/// by max(1, |x|). The tolerance is relative to the largest gradient element (so a gradient
-/// element near 0 is not held to a relative bound its difference quotient cannot meet).
+/// Step and tolerances of the central-difference check for a scalar type. The step is near cbrt(epsilon), which
+/// balances truncation (h^2) against rounding (epsilon / h); it is scaled by max(1, |x|). A gradient element passes
+/// within rtol of the difference quotient, plus atol, plus what rounding the values the quotient was taken from can
+/// account for (`difference::rounding`): each element is held to its own bound, however small the gradient, so that a
+/// gradient of 1/150 is told from 0 and from -1/150 in float too.
 template <class T>
 struct fd_options {
   T step;
-  double tolerance;
+  double rtol, atol;
+  double tolerance;  // the values' own check: within tolerance * max(1, the largest |value|)
 };
 template <class T>
 constexpr fd_options<T> default_fd_options();
 template <>
 constexpr fd_options<double> default_fd_options<double>() {
-  return {6e-6, 1e-6};
+  return {6e-6, 1e-6, 1e-9, 1e-6};
 }
 template <>
 constexpr fd_options<float> default_fd_options<float>() {
-  return {4e-3f, 2e-2};
+  return {4e-3f, 5e-3, 1e-5, 2e-2};
 }
 
 /// A value from eval, vjp or grad as a flat array: scalars (rank-0 results and gradients of
@@ -62,13 +65,18 @@ auto as_array(const V& v) {
 
 /// Central differences of sum(u * F(x)) with respect to every element of `var`, where F is
 /// `values()` (an expression's value array) and `var` is written in place:
-///   out_i = sum_k u_k (F_k(x + h e_i) - F_k(x - h e_i)) / (2 h),  h = step * max(1, |x_i|).
-/// The difference quotient uses the step actually taken in T ((x+h) - (x-h) after rounding).
+///   quotient_i = sum_k u_k (F_k(x + h e_i) - F_k(x - h e_i)) / (2 h),  h = step * max(1, |x_i|),
+/// and the part of it that rounding the values F_k in T may explain: 16 epsilon(T) |u_k| (|F_k(x + h e_i)| +
+/// |F_k(x - h e_i)|) / (2 h) summed over the values that moved (the others cancel exactly). The difference quotient
+/// uses the step actually taken in T ((x+h) - (x-h) after rounding).
+struct difference {
+  Array<double> quotient, rounding;
+};
 template <class V, class Values>
-Array<double> central_difference(V& var, Values&& values, const Array<double>& upstream, typename V::value_type step) {
+difference central_difference(V& var, Values&& values, const Array<double>& upstream, typename V::value_type step) {
   using T = typename V::value_type;
   auto x = var.value();
-  Array<double> out(x.size());
+  difference out{Array<double>(x.size()), Array<double>(x.size())};
   for (Eigen::Index i = 0; i < x.size(); ++i) {
     const T xi = x[i];
     const T h = step * std::max(T(1), std::abs(xi));
@@ -78,9 +86,26 @@ Array<double> central_difference(V& var, Values&& values, const Array<double>& u
     x[i] = down;
     const Array<double> f_down = as_array(values()).template cast<double>();
     x[i] = xi;
-    out[i] = (upstream * (f_up - f_down)).sum() / (double(up) - double(down));
+    const double width = double(up) - double(down);
+    out.quotient[i] = (upstream * (f_up - f_down)).sum() / width;
+    const Array<double> moved = (f_up != f_down).template cast<double>();
+    out.rounding[i] = 16 * double(std::numeric_limits<T>::epsilon()) *
+                      (moved * upstream.abs() * (f_up.abs() + f_down.abs())).sum() / width;
   }
   return out;
+}
+
+/// Checks a gradient against central differences element by element:
+///   |actual_i - quotient_i| <= rtol |quotient_i| + atol + rounding_i.
+template <class A, class T>
+void expect_matches_difference(const A& actual_in, const difference& expected, const fd_options<T>& options,
+                               const std::string& what) {
+  const Array<double> actual = as_array(actual_in).template cast<double>();
+  ASSERT_EQ(actual.size(), expected.quotient.size()) << what << ": wrong number of elements";
+  for (Eigen::Index i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected.quotient[i],
+                options.rtol * std::abs(expected.quotient[i]) + options.atol + expected.rounding[i])
+        << what << ", element " << i;
 }
 
 /// Checks `actual` against `expected` element by element:
@@ -140,11 +165,11 @@ void expect_gradients_match_fd(const fd_options<T>& options, Make&& make, Vars&.
       const std::string name = "var #" + std::to_string(i);
       ASSERT_EQ(as_array(std::get<i + 1>(all)).size(), Eigen::Index(var.extents().size()))
           << name << ": the gradient is not shaped like the var";
-      expect_near_all(std::get<i + 1>(all), central_difference(var, values, ones, options.step), options.tolerance,
-                      "value_and_grad(sum(f)), " + name);
+      expect_matches_difference(std::get<i + 1>(all), central_difference(var, values, ones, options.step), options,
+                                "value_and_grad(sum(f)), " + name);
       if constexpr (Paths == fd_paths::sum_and_vjp)
-        expect_near_all(std::get<i + 1>(by_vjp), central_difference(var, values, upstream, options.step),
-                        options.tolerance, "vjp(f, u), " + name);
+        expect_matches_difference(std::get<i + 1>(by_vjp), central_difference(var, values, upstream, options.step),
+                                  options, "vjp(f, u), " + name);
     };
     (check(std::integral_constant<std::size_t, I>{}, vars), ...);
   }

@@ -99,11 +99,13 @@ inline rc::Gen<Extents> gen_operand_shape(const Extents& big) {
 // Multiples of 1/8 in [-2, 2]: exact in float, so both scalar types see the same inputs. Drawn
 // as 0, 1, -1, 2, -2, ... eighths, so that a failure shrinks towards 0.
 inline rc::Gen<Eigen::ArrayXd> gen_leaf_values(std::size_t n) {
-  return rc::gen::map(rc::gen::container<std::vector<int>>(n, rc::gen::inRange(0, 33)), [](const std::vector<int>& v) {
+  const auto eighths = [](const std::vector<int>& v) {
     Eigen::ArrayXd out(Eigen::Index(v.size()));
     for (std::size_t i = 0; i < v.size(); ++i) out[Eigen::Index(i)] = (v[i] % 2 ? (v[i] + 1) / 2 : -v[i] / 2) / 8.0;
     return out;
-  });
+  };
+  // resize(100): gen::inRange follows RapidCheck's size, which would make a run's first programs' values all 0.
+  return rc::gen::map(rc::gen::container<std::vector<int>>(n, rc::gen::resize(100, rc::gen::inRange(0, 33))), eighths);
 }
 
 // Grown from the root down: a node of shape s is a leaf of shape s, or a block that fits s's rank

@@ -37,6 +37,56 @@ auto mlp(const W1& w1, const X& x, const B1& bias1, const W2& w2, const B2& bias
   return mean(square(matmul(w2, tanh(matmul(w1, x) + bias1)) + bias2 - y));
 }
 
+// Their values and gradients by hand, in double, from inputs already rounded to the scalar type under test.
+struct b1_figures {
+  double value;
+  Eigen::ArrayXd dx;
+};
+inline b1_figures b1_by_hand(const Eigen::ArrayXd& xs) {
+  const Eigen::ArrayXd e = (-xs.square()).exp();
+  return {(xs.sin() * e + xs.square().log1p()).sum(),
+          xs.cos() * e - 2 * xs * xs.sin() * e + 2 * xs / (1 + xs.square())};
+}
+// r = b + w x - y: L = mean(r^2), dL/db = 2 mean(r), dL/dw = 2 mean(r x).
+struct b2_figures {
+  double value, db, dw;
+};
+inline b2_figures b2_by_hand(double b, double w, const Eigen::ArrayXd& xs, const Eigen::ArrayXd& ys) {
+  const Eigen::ArrayXd r = b + w * xs - ys;
+  return {r.square().mean(), 2 * r.mean(), 2 * (r * xs).mean()};
+}
+// df/dmu = sum(y - mu) / sigma^2,  df/dsigma = sum((y - mu)^2) / sigma^3 - N / sigma.
+struct b3_figures {
+  double value, dmu, dsigma;
+};
+inline b3_figures b3_by_hand(const Eigen::ArrayXd& ys, double mu, double sigma) {
+  return {(-0.5 * ((ys - mu) / sigma).square() - std::log(sigma) - 0.5 * std::log(2 * std::numbers::pi)).sum(),
+          (ys - mu).sum() / (sigma * sigma),
+          (ys - mu).square().sum() / (sigma * sigma * sigma) - double(ys.size()) / sigma};
+}
+// The MLP on X (3,5), W1 (4,3), b1 (4,1), W2 (1,4), b2 (), Y (1,5), every matrix row-major, backpropagated by hand:
+//   Z = W1 X + b1, H = tanh Z, R = W2 H + b2 - Y, L = sum(R^2) / 5,
+//   dR = 2R / 5, dW2 = dR H^T, db2 = sum dR, dZ = (W2^T dR) (1 - H^2), dW1 = dZ X^T, db1 = row sums of dZ.
+struct mlp_figures {
+  double loss;
+  Eigen::ArrayXd dw1, db1, dw2;  // row-major
+  double db2;
+};
+inline mlp_figures mlp_by_hand(const Eigen::ArrayXd& xs, const Eigen::ArrayXd& w1s, const Eigen::ArrayXd& b1s,
+                               const Eigen::ArrayXd& w2s, double b2, const Eigen::ArrayXd& ys) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto mat = [](const Eigen::ArrayXd& v, int r, int c) { return RowMajor(RowMajor::Map(v.data(), r, c)); };
+  const auto flat = [](const auto& m) { return Eigen::ArrayXd(RowMajor(m).template reshaped<Eigen::RowMajor>()); };
+  const RowMajor X = mat(xs, 3, 5), Y = mat(ys, 1, 5), W1 = mat(w1s, 4, 3), W2 = mat(w2s, 1, 4);
+  const RowMajor Z = (W1 * X).colwise() + b1s.matrix();
+  const RowMajor H = Z.array().tanh().matrix();
+  const RowMajor R = (W2 * H).array() + b2 - Y.array();
+  const RowMajor dR = 2 * R / 5;
+  const RowMajor dZ = ((W2.transpose() * dR).array() * (1 - H.array().square())).matrix();
+  return {R.array().square().sum() / 5, flat(dZ * X.transpose()), flat(dZ.rowwise().sum()), flat(dR * H.transpose()),
+          dR.sum()};
+}
+
 /// The typed fixture of the bridge tests: inputs rounded to T, parameters, tolerances.
 template <class T>
 class Bridge : public ::testing::Test {

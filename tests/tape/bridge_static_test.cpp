@@ -1,5 +1,5 @@
 // tape/bridge_static_test.cpp -- one definition of every derivative: the static layer's value_and_grad gives the tape's
-// numbers.
+// numbers, and both are the gradients by hand.
 #include <cmath>
 #include <cstddef>
 
@@ -39,6 +39,9 @@ TYPED_TEST(BridgeStatic, B1ElementwiseChain) {
   f.backward();
   TestFixture::expect_value(f, double(value), tol, "value");
   expect_near_all(x.grad().eigen(), dx.template cast<double>().eval(), tol, "dx");
+  const auto by_hand = fg::test::b1_by_hand(xs);
+  TestFixture::expect_value(f, by_hand.value, TestFixture::closed, "value by hand");
+  expect_near_all(dx.template cast<double>().eval(), by_hand.dx, TestFixture::closed, "dx by hand");
 }
 
 TYPED_TEST(BridgeStatic, B2LinearRegressionMse) {
@@ -57,6 +60,10 @@ TYPED_TEST(BridgeStatic, B2LinearRegressionMse) {
   TestFixture::expect_value(l, double(value), tol, "value");
   EXPECT_NEAR(double(b.grad().item()), double(db), tol * std::max(1.0, std::abs(double(db))));
   EXPECT_NEAR(double(w.grad().item()), double(dw), tol * std::max(1.0, std::abs(double(dw))));
+  const auto by_hand = fg::test::b2_by_hand(0.25, 1.5, xs, ys);
+  TestFixture::expect_value(l, by_hand.value, TestFixture::closed, "value by hand");
+  EXPECT_NEAR(double(db), by_hand.db, TestFixture::closed * 4) << "db by hand";
+  EXPECT_NEAR(double(dw), by_hand.dw, TestFixture::closed * 4) << "dw by hand";
 }
 
 TYPED_TEST(BridgeStatic, B3NormalLogDensity) {
@@ -75,6 +82,10 @@ TYPED_TEST(BridgeStatic, B3NormalLogDensity) {
   TestFixture::expect_value(f, double(value), tol, "value");
   EXPECT_NEAR(double(mu.grad().item()), double(dmu), tol * std::max(1.0, std::abs(double(dmu))));
   EXPECT_NEAR(double(sigma.grad().item()), double(dsigma), tol * std::max(1.0, std::abs(double(dsigma))));
+  const auto by_hand = fg::test::b3_by_hand(ys, 0.75, 1.5);
+  TestFixture::expect_value(f, by_hand.value, TestFixture::closed, "value by hand");
+  EXPECT_NEAR(double(dmu), by_hand.dmu, TestFixture::closed * std::max(1.0, std::abs(by_hand.dmu)) * 10);
+  EXPECT_NEAR(double(dsigma), by_hand.dsigma, TestFixture::closed * std::max(1.0, std::abs(by_hand.dsigma)) * 10);
 }
 
 TYPED_TEST(BridgeStatic, MatmulBiasTanhMlp) {
@@ -108,6 +119,12 @@ TYPED_TEST(BridgeStatic, MatmulBiasTanhMlp) {
   expect_near_all(bias1.grad().eigen(), db1.template cast<double>().eval(), tol, "db1");
   expect_near_all(w2.grad().eigen(), dw2.template cast<double>().eval(), tol, "dW2");
   EXPECT_NEAR(double(bias2.grad().item()), double(db2), tol * std::max(1.0, std::abs(double(db2))));
+  const auto by_hand = fg::test::mlp_by_hand(xs, w1s, b1s, w2s, 0.125, ys);
+  TestFixture::expect_value(l, by_hand.loss, TestFixture::closed, "loss by hand");
+  expect_near_all(dw1.template cast<double>().eval(), by_hand.dw1, TestFixture::closed, "dW1 by hand");
+  expect_near_all(db1.template cast<double>().eval(), by_hand.db1, TestFixture::closed, "db1 by hand");
+  expect_near_all(dw2.template cast<double>().eval(), by_hand.dw2, TestFixture::closed, "dW2 by hand");
+  EXPECT_NEAR(double(db2), by_hand.db2, TestFixture::closed * std::max(1.0, std::abs(by_hand.db2))) << "db2 by hand";
 }
 
 }  // namespace

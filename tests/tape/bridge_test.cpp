@@ -1,6 +1,5 @@
 // tape/bridge_test.cpp -- fused and taped recording agree with each other and with closed forms; deferred values.
 #include <cmath>
-#include <numbers>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -25,7 +24,6 @@ using fg::test::Bridge;
 using fg::test::expect_error;
 using fg::test::expect_near_all;
 using fg::test::mlp;
-using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 using Scalars = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(Bridge, Scalars);
@@ -44,12 +42,10 @@ TYPED_TEST(Bridge, B1ElementwiseChain) {
   taped.backward();
   const Eigen::ArrayXd taped_grad = TestFixture::grad_of(x);
 
-  const Eigen::ArrayXd e = (-xs.square()).exp();
-  const double value = (xs.sin() * e + xs.square().log1p()).sum();
-  const Eigen::ArrayXd grad = xs.cos() * e - 2 * xs * xs.sin() * e + 2 * xs / (1 + xs.square());
-  TestFixture::expect_value(fused, value, TestFixture::closed, "fused value");
+  const auto by_hand = fg::test::b1_by_hand(xs);
+  TestFixture::expect_value(fused, by_hand.value, TestFixture::closed, "fused value");
   TestFixture::expect_value(taped, double(fused.item()), TestFixture::same, "taped value");
-  expect_near_all(fused_grad, grad, TestFixture::closed, "fused dx");
+  expect_near_all(fused_grad, by_hand.dx, TestFixture::closed, "fused dx");
   expect_near_all(taped_grad, fused_grad, TestFixture::same, "taped dx against fused");
 }
 
@@ -70,10 +66,10 @@ TYPED_TEST(Bridge, B2LinearRegressionMse) {
   EXPECT_EQ(taped.grad_fn_name(), "MeanBackward");
   taped.backward();
 
-  const Eigen::ArrayXd r = b0 + w0 * xs - ys;
-  TestFixture::expect_value(fused, r.square().mean(), TestFixture::closed, "fused loss");
-  EXPECT_NEAR(fused_db, 2 * r.mean(), TestFixture::closed * 4);
-  EXPECT_NEAR(fused_dw, 2 * (r * xs).mean(), TestFixture::closed * 4);
+  const auto by_hand = fg::test::b2_by_hand(b0, w0, xs, ys);
+  TestFixture::expect_value(fused, by_hand.value, TestFixture::closed, "fused loss");
+  EXPECT_NEAR(fused_db, by_hand.db, TestFixture::closed * 4);
+  EXPECT_NEAR(fused_dw, by_hand.dw, TestFixture::closed * 4);
   TestFixture::expect_value(taped, double(fused.item()), TestFixture::same, "taped loss");
   EXPECT_NEAR(double(b.grad().item()), fused_db, TestFixture::same * 4);
   EXPECT_NEAR(double(w.grad().item()), fused_dw, TestFixture::same * 4);
@@ -81,7 +77,6 @@ TYPED_TEST(Bridge, B2LinearRegressionMse) {
   EXPECT_FALSE(y.grad().defined());
 }
 
-// df/dmu = sum(y - mu) / sigma^2,  df/dsigma = sum((y - mu)^2) / sigma^3 - N / sigma.
 TYPED_TEST(Bridge, B3NormalLogDensity) {
   using Tensor = typename TestFixture::Tensor;
   const Eigen::ArrayXd ys = TestFixture::values(100, -1, 3, 4);
@@ -96,8 +91,7 @@ TYPED_TEST(Bridge, B3NormalLogDensity) {
   const Tensor taped = fg::taped(b3(y, mu, sigma));
   taped.backward();
 
-  const double value = (-0.5 * ((ys - m) / s).square() - std::log(s) - 0.5 * std::log(2 * std::numbers::pi)).sum();
-  const double dmu = (ys - m).sum() / (s * s), dsigma = (ys - m).square().sum() / (s * s * s) - 100 / s;
+  const auto [value, dmu, dsigma] = fg::test::b3_by_hand(ys, m, s);
   TestFixture::expect_value(fused, value, TestFixture::closed, "fused value");
   EXPECT_NEAR(fused_dmu, dmu, TestFixture::closed * std::max(1.0, std::abs(dmu)) * 10);
   EXPECT_NEAR(fused_dsigma, dsigma, TestFixture::closed * std::max(1.0, std::abs(dsigma)) * 10);
@@ -137,29 +131,14 @@ TYPED_TEST(Bridge, BroadcastGradientsAreReducedToTheOperands) {
   }
 }
 
-// A small MLP: X (3,5), W1 (4,3), b1 (4,1), W2 (1,4), b2 (), Y (1,5); backpropagated by hand:
-//   Z = W1 X + b1, H = tanh Z, R = W2 H + b2 - Y, L = sum(R^2) / 5,
-//   dR = 2R / 5, dW2 = dR H^T, db2 = sum dR, dZ = (W2^T dR) (1 - H^2), dW1 = dZ X^T, db1 = row sums of dZ.
+// A small MLP against its gradients by hand (mlp_by_hand).
 TYPED_TEST(Bridge, MatmulBiasTanhMlp) {
   using Tensor = typename TestFixture::Tensor;
   const Eigen::ArrayXd xs = TestFixture::values(15, -1, 1, 8), ys = TestFixture::values(5, -1, 1, 9);
   const Eigen::ArrayXd w1s = TestFixture::values(12, -1, 1, 10), b1s = TestFixture::values(4, -0.5, 0.5, 11);
   const Eigen::ArrayXd w2s = TestFixture::values(4, -1, 1, 12);
   const double b2s = 0.125;
-  const auto mat = [](const Eigen::ArrayXd& v, int r, int c) { return RowMajor(RowMajor::Map(v.data(), r, c)); };
-  const RowMajor X = mat(xs, 3, 5), Y = mat(ys, 1, 5), W1 = mat(w1s, 4, 3), W2 = mat(w2s, 1, 4);
-  const Eigen::VectorXd B1 = b1s.matrix();
-  const RowMajor Z = (W1 * X).colwise() + B1;
-  const RowMajor H = Z.array().tanh().matrix();
-  const RowMajor R = (W2 * H).array() + b2s - Y.array();
-  const double loss = R.array().square().sum() / 5;
-  const RowMajor dR = 2 * R / 5;
-  const RowMajor dW2 = dR * H.transpose();
-  const double db2 = dR.sum();
-  const RowMajor dZ = ((W2.transpose() * dR).array() * (1 - H.array().square())).matrix();
-  const RowMajor dW1 = dZ * X.transpose();
-  const Eigen::VectorXd db1 = dZ.rowwise().sum();
-  const auto flat = [](const auto& m) { return Eigen::ArrayXd(RowMajor(m).reshaped<Eigen::RowMajor>()); };
+  const auto by_hand = fg::test::mlp_by_hand(xs, w1s, b1s, w2s, b2s, ys);
 
   Tensor w1 = TestFixture::param(w1s, {4, 3}), bias1 = TestFixture::param(b1s, {4, 1});
   Tensor w2 = TestFixture::param(w2s, {1, 4}), bias2 = TestFixture::param(b2s);
@@ -170,11 +149,11 @@ TYPED_TEST(Bridge, MatmulBiasTanhMlp) {
     const Tensor l = taped ? fg::taped(mlp(w1, x, bias1, w2, bias2, y)) : Tensor(mlp(w1, x, bias1, w2, bias2, y));
     EXPECT_EQ(l.grad_fn_name(), taped ? "MeanBackward" : "FusedBackward");
     l.backward();
-    TestFixture::expect_value(l, loss, TestFixture::closed, "loss");
-    expect_near_all(TestFixture::grad_of(w1), flat(dW1), TestFixture::closed, "dW1");
-    expect_near_all(TestFixture::grad_of(bias1), flat(db1), TestFixture::closed, "db1");
-    expect_near_all(TestFixture::grad_of(w2), flat(dW2), TestFixture::closed, "dW2");
-    expect_near_all(TestFixture::grad_of(bias2), TestFixture::scalar(db2), TestFixture::closed, "db2");
+    TestFixture::expect_value(l, by_hand.loss, TestFixture::closed, "loss");
+    expect_near_all(TestFixture::grad_of(w1), by_hand.dw1, TestFixture::closed, "dW1");
+    expect_near_all(TestFixture::grad_of(bias1), by_hand.db1, TestFixture::closed, "db1");
+    expect_near_all(TestFixture::grad_of(w2), by_hand.dw2, TestFixture::closed, "dW2");
+    expect_near_all(TestFixture::grad_of(bias2), TestFixture::scalar(by_hand.db2), TestFixture::closed, "db2");
   }
 }
 

@@ -33,7 +33,7 @@ static_assert(std::is_same_v<decltype(fg::ScalarTensor(1.0) * fg::Tensor())::sta
 static_assert(std::is_same_v<decltype(fg::log(fg::ScalarTensor(1.0)))::static_shape, fg::Shape<>>);
 
 // B3 with ScalarTensor parameters: log(sigma) and 1/sigma are hoisted out of the loop; the
-// numbers must be those of the static layer (scalar Vars) and of plain Tensor parameters.
+// numbers must be those of the static layer (scalar Vars) and of plain Tensor parameters, and the derivatives by hand.
 TYPED_TEST(ScalarTensorBridge, B3MatchesStaticVarsAndPlainTensors) {
   using T = TypeParam;
   using Tensor = typename TestFixture::Tensor;
@@ -42,6 +42,10 @@ TYPED_TEST(ScalarTensorBridge, B3MatchesStaticVarsAndPlainTensors) {
   fg::Var<T, fg::Shape<>> muv(T(0.75)), sigmav(T(1.5));
   const fg::Const<T, fg::Shape<fg::dyn>> yv(ys.cast<T>().eval());
   const auto [value, dmu, dsigma] = fg::value_and_grad(b3(yv, muv, sigmav), muv, sigmav);
+  const auto by_hand = fg::test::b3_by_hand(ys, 0.75, 1.5);
+  EXPECT_NEAR(double(value), by_hand.value, TestFixture::closed * std::max(1.0, std::abs(by_hand.value)));
+  EXPECT_NEAR(double(dmu), by_hand.dmu, TestFixture::closed * std::max(1.0, std::abs(by_hand.dmu)) * 10);
+  EXPECT_NEAR(double(dsigma), by_hand.dsigma, TestFixture::closed * std::max(1.0, std::abs(by_hand.dsigma)) * 10);
 
   const Tensor y = Tensor::from(ys, {1000});
   Scalar mu(T(0.75)), sigma(T(1.5));
@@ -66,6 +70,7 @@ TYPED_TEST(ScalarTensorBridge, B3MatchesStaticVarsAndPlainTensors) {
   const Tensor taped = fg::taped(b3(y, mu, sigma));
   taped.backward();
   TestFixture::expect_value(taped, double(value), TestFixture::same, "taped value");
+  EXPECT_NEAR(double(mu.grad().item()), double(dmu), TestFixture::same * std::max(1.0, std::abs(double(dmu))));
   EXPECT_NEAR(double(sigma.grad().item()), double(dsigma), TestFixture::same * std::max(1.0, std::abs(double(dsigma))));
 }
 
