@@ -3,13 +3,14 @@
 //   E2 "bij,bjk->bik" with b = 32, 64x64: three GEMMs per batch element by hand;
 //   E3 "ij,jk,kl->il" with (512,8)(8,512)(512,8), where the order matters: by hand in the best order (the last two
 //      first), and left to right (a 512x512 intermediate) for scale.
-// Every fusegrad variant's value and gradient are checked against the products written with Eigen (the reference
-// gradients of each problem below) before they are timed.
+// Every variant's value and gradient, the hand-written ones' too, are checked against the products written with Eigen
+// (the reference gradients of each problem below, computed apart) before they are timed.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <tuple>
@@ -40,6 +41,19 @@ void check_operand_gradient(const std::string& variant, std::size_t k, const dou
                             1e-9, fg::bench::relative_to::each);
 }
 
+// A hand-written variant's loss and gradients against the problem's reference ones (computed apart, in its
+// constructor).
+template <class Problem>
+void check_handwritten(const std::string& variant, const Problem& p, double loss,
+                       std::initializer_list<const Matrix*> grads) {
+  fg::bench::check_value(variant, loss, p.loss);
+  std::size_t k = 0;
+  for (const Matrix* g : grads) {
+    check_operand_gradient(variant, k, g->data(), *p.gradients()[k]);
+    ++k;
+  }
+}
+
 // --- E1: "ij,jk->ik" ------------------------------------------------------------------------------------------------
 struct product {
   static constexpr const char* name = "E1";
@@ -56,11 +70,16 @@ struct product {
 void e1_handwritten(benchmark::State& state) {
   const product p;
   Matrix C(256, 256), dA(256, 256), dB(256, 256);
-  for (auto _ : state) {
+  const auto step = [&] {
     C.noalias() = p.A * p.B;
     const double loss = (C.array() * p.R.array()).sum();
     dA.noalias() = p.R * p.B.transpose();
     dB.noalias() = p.A.transpose() * p.R;
+    return loss;
+  };
+  check_handwritten("E1/handwritten", p, step(), {&dA, &dB});
+  for (auto _ : state) {
+    const double loss = step();
     benchmark::DoNotOptimize(loss);
     benchmark::DoNotOptimize(dA.data());
     benchmark::DoNotOptimize(dB.data());
@@ -94,7 +113,7 @@ struct batched {
 void e2_handwritten(benchmark::State& state) {
   const batched p;
   Matrix C(side, side), dA(batch * side, side), dB(batch * side, side);
-  for (auto _ : state) {
+  const auto step = [&] {
     double loss = 0;
     for (Eigen::Index b = 0; b < batch; ++b) {
       const auto A = p.A.middleRows(b * side, side), B = p.B.middleRows(b * side, side),
@@ -104,6 +123,11 @@ void e2_handwritten(benchmark::State& state) {
       dA.middleRows(b * side, side).noalias() = R * B.transpose();
       dB.middleRows(b * side, side).noalias() = A.transpose() * R;
     }
+    return loss;
+  };
+  check_handwritten("E2/handwritten", p, step(), {&dA, &dB});
+  for (auto _ : state) {
+    const double loss = step();
     benchmark::DoNotOptimize(loss);
     benchmark::DoNotOptimize(dA.data());
     benchmark::DoNotOptimize(dB.data());
@@ -135,7 +159,7 @@ struct chain {
 void e3_handwritten(benchmark::State& state) {
   const chain p;
   Matrix T(8, 8), Y(512, 8), dT(8, 8), dA(512, 8), dB(8, 512), dC(512, 8);
-  for (auto _ : state) {
+  const auto step = [&] {
     T.noalias() = p.B * p.C;
     Y.noalias() = p.A * T;
     const double loss = (Y.array() * p.R.array()).sum();
@@ -143,6 +167,11 @@ void e3_handwritten(benchmark::State& state) {
     dT.noalias() = p.A.transpose() * p.R;
     dB.noalias() = dT * p.C.transpose();
     dC.noalias() = p.B.transpose() * dT;
+    return loss;
+  };
+  check_handwritten("E3/handwritten", p, step(), {&dA, &dB, &dC});
+  for (auto _ : state) {
+    const double loss = step();
     benchmark::DoNotOptimize(loss);
     benchmark::DoNotOptimize(dA.data());
     benchmark::DoNotOptimize(dB.data());
@@ -154,7 +183,7 @@ void e3_handwritten(benchmark::State& state) {
 void e3_left_to_right(benchmark::State& state) {
   const chain p;
   Matrix AB(512, 512), Y(512, 8), dAB(512, 512), dA(512, 8), dB(8, 512), dC(512, 8);
-  for (auto _ : state) {
+  const auto step = [&] {
     AB.noalias() = p.A * p.B;
     Y.noalias() = AB * p.C;
     const double loss = (Y.array() * p.R.array()).sum();
@@ -162,6 +191,11 @@ void e3_left_to_right(benchmark::State& state) {
     dC.noalias() = AB.transpose() * p.R;
     dA.noalias() = dAB * p.B.transpose();
     dB.noalias() = p.A.transpose() * dAB;
+    return loss;
+  };
+  check_handwritten("E3/left_to_right", p, step(), {&dA, &dB, &dC});
+  for (auto _ : state) {
+    const double loss = step();
     benchmark::DoNotOptimize(loss);
     benchmark::DoNotOptimize(dA.data());
     benchmark::DoNotOptimize(dB.data());

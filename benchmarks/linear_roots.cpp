@@ -22,6 +22,7 @@ namespace {
 using Vector = fg::Var<double, fg::Shape<fg::dyn>>;
 using Data = fg::Const<double, fg::Shape<fg::dyn>>;
 
+double b1_value(const Eigen::ArrayXd& x) { return (x.sin() * (-x.square()).exp() + x.square().log1p()).sum(); }
 Eigen::ArrayXd b1_gradient(const Eigen::ArrayXd& x) {
   const Eigen::ArrayXd e = (-x.square()).exp();
   return x.cos() * e - 2.0 * x * x.sin() * e + 2.0 * x / (1.0 + x.square());
@@ -53,7 +54,8 @@ void b1_fused(benchmark::State& state) {
   const Vector x(data);
   const double n = double(data.size());
   Eigen::ArrayXd dx(data.size());
-  fg::value_and_grad_into(b1_root<Case>(x, n), std::tie(dx), x);
+  const double first = fg::value_and_grad_into(b1_root<Case>(x, n), std::tie(dx), x);
+  fg::bench::check_value("R/fused", first, b1_factor<Case>(n) * b1_value(data));
   fg::bench::check_gradient("R/fused", "dx", values_of(dx), values_of(b1_factor<Case>(n) * b1_gradient(data)));
   for (auto _ : state) {
     const double value = fg::value_and_grad_into(b1_root<Case>(x, n), std::tie(dx), x);
@@ -72,6 +74,7 @@ void b1_tape_fused(benchmark::State& state) {
   {
     fg::Tensor f = b1_root<Case>(x, n);
     f.backward();
+    fg::bench::check_value("R/tape_fused", f.item(), b1_factor<Case>(n) * b1_value(data));
     fg::bench::check_gradient("R/tape_fused", "dx", values_of(x.grad()),
                               values_of(b1_factor<Case>(n) * b1_gradient(data)));
   }
@@ -92,8 +95,13 @@ struct R3Data {
       : x(fg::bench::uniform(n, -1.0, 1.0, 1)),
         y(fg::bench::uniform(n, -1.0, 1.0, 2)),
         w(fg::bench::uniform(n, -1.0, 1.0, 3)) {}
-  // d/dw of 0.5 * mean(e^2) + 0.01 * sum(w^2), e = x w - y.
+  // 0.5 * mean(e^2) + 0.01 * sum(w^2), e = x w - y, and its gradient with respect to w.
+  [[nodiscard]] double value() const { return 0.5 * (x * w - y).square().mean() + 0.01 * w.square().sum(); }
   [[nodiscard]] Eigen::ArrayXd gradient() const { return (x * w - y) * x / double(x.size()) + 0.02 * w; }
+  // The bare side's parts: sum(e^2) with gradient 2 e x, and sum(w^2) with 2 w.
+  [[nodiscard]] double fit() const { return (x * w - y).square().sum(); }
+  [[nodiscard]] Eigen::ArrayXd fit_gradient() const { return 2.0 * (x * w - y) * x; }
+  [[nodiscard]] double penalty() const { return w.square().sum(); }
 };
 
 auto r3_loss(const auto& x, const auto& y, const auto& w) {
@@ -105,7 +113,7 @@ void r3_fused(benchmark::State& state) {
   const Data x(d.x), y(d.y);
   const Vector w(d.w);
   Eigen::ArrayXd dw(d.w.size());
-  fg::value_and_grad_into(r3_loss(x, y, w), std::tie(dw), w);
+  fg::bench::check_value("R3/fused", fg::value_and_grad_into(r3_loss(x, y, w), std::tie(dw), w), d.value());
   fg::bench::check_gradient("R3/fused", "dw", values_of(dw), values_of(d.gradient()));
   for (auto _ : state) {
     const double value = fg::value_and_grad_into(r3_loss(x, y, w), std::tie(dw), w);
@@ -121,6 +129,11 @@ void r3_bare_fused(benchmark::State& state) {
   const Data x(d.x), y(d.y);
   const Vector w(d.w);
   Eigen::ArrayXd dfit(d.w.size()), dpenalty(d.w.size());
+  fg::bench::check_value("R3/bare_fused",
+                         fg::value_and_grad_into(fg::sum((x * w - y) * (x * w - y)), std::tie(dfit), w), d.fit());
+  fg::bench::check_gradient("R3/bare_fused", "dfit", values_of(dfit), values_of(d.fit_gradient()));
+  fg::bench::check_value("R3/bare_fused", fg::value_and_grad_into(fg::sum(w * w), std::tie(dpenalty), w), d.penalty());
+  fg::bench::check_gradient("R3/bare_fused", "dpenalty", values_of(dpenalty), values_of(2.0 * d.w));
   for (auto _ : state) {
     const double fit = fg::value_and_grad_into(fg::sum((x * w - y) * (x * w - y)), std::tie(dfit), w);
     const double penalty = fg::value_and_grad_into(fg::sum(w * w), std::tie(dpenalty), w);
@@ -140,6 +153,7 @@ void r3_tape_fused(benchmark::State& state) {
   {
     fg::Tensor loss = r3_loss(x, y, w);
     loss.backward();
+    fg::bench::check_value("R3/tape_fused", loss.item(), d.value());
     fg::bench::check_gradient("R3/tape_fused", "dw", values_of(w.grad()), values_of(d.gradient()));
   }
   for (auto _ : state) {
@@ -156,6 +170,15 @@ void r3_bare_tape_fused(benchmark::State& state) {
   const R3Data d(state.range(0));
   const fg::Tensor x = fg::Tensor::from(d.x), y = fg::Tensor::from(d.y);
   fg::Tensor w = fg::Tensor::from(d.w).requires_grad_();
+  {
+    fg::Tensor fit = fg::sum((x * w - y) * (x * w - y));
+    fg::Tensor penalty = fg::sum(w * w);
+    fit.backward();
+    penalty.backward();
+    fg::bench::check_value("R3/bare_tape_fused", fit.item(), d.fit());
+    fg::bench::check_value("R3/bare_tape_fused", penalty.item(), d.penalty());
+    fg::bench::check_gradient("R3/bare_tape_fused", "dw", values_of(w.grad()), values_of(d.fit_gradient() + 2.0 * d.w));
+  }
   for (auto _ : state) {
     w.zero_grad();
     fg::Tensor fit = fg::sum((x * w - y) * (x * w - y));

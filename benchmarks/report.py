@@ -113,8 +113,13 @@ class Figures:
                           if key in c and variant in c[key]])
 
 
-def microseconds(ns):
-    return "" if ns is None else f"{ns / 1e3:.2f} µs" if ns < 1e7 else f"{ns / 1e6:.1f} ms"
+def time_text(ns):
+    """A time as read best: ns below 1 µs (where two decimals of µs would hide a ratio), then µs, then ms."""
+    if ns is None:
+        return ""
+    if ns < 1e3:
+        return f"{ns:.1f} ns"
+    return f"{ns / 1e3:.2f} µs" if ns < 1e7 else f"{ns / 1e6:.1f} ms"
 
 
 def number(r):
@@ -128,7 +133,7 @@ def suite_tables(fig, torch_built):
     for key in fig.keys:
         if key[0] not in SUITE:
             continue
-        cells = [microseconds(fig.time(key, v)) for v in VARIANTS]
+        cells = [time_text(fig.time(key, v)) for v in VARIANTS]
         if cells[-1] == "" and not torch_built and "taped" in fig.variants(key):  # a size every variant runs
             cells[-1] = "not built"
         ratios = [fig.ratio(key, v, "handwritten") for v in ("fused", "tape_fused", "taped", "libtorch")]
@@ -146,7 +151,7 @@ def other_tables(fig):
         lines += ["| case | N | variant | time | / hand-written |", "|---|---:|---|---:|---:|"]
         for key in others:
             for v in fig.variants(key):
-                lines.append(f"| {key[0]} | {key[1]} | {v} | {microseconds(fig.time(key, v))} | "
+                lines.append(f"| {key[0]} | {key[1]} | {v} | {time_text(fig.time(key, v))} | "
                              f"{number(fig.ratio(key, v, 'handwritten'))} |")
     extra = [(k, v) for k in fig.keys if k[0] in SUITE for v in fig.variants(k) if v not in VARIANTS + ("forward",)]
     if extra:
@@ -166,7 +171,7 @@ def root_table(fig):
     for key in keys:
         cells = []
         for v in ("fused", "tape_fused"):
-            cells += [microseconds(fig.time(key, v)), microseconds(fig.time(key, "bare_" + v)),
+            cells += [time_text(fig.time(key, v)), time_text(fig.time(key, "bare_" + v)),
                       number(fig.ratio(key, v, "bare_" + v))]
         lines.append(f"| {key[0]} | `{ROOTS[key[0]]}` | {key[1]} | " + " | ".join(cells) + " |")
     return lines
