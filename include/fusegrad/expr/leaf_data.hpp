@@ -65,6 +65,14 @@ template <class S, class... N>
 concept numbers_for_extents = S::rank != 0 && sizeof...(N) != 0 &&
                               (std::is_arithmetic_v<std::remove_cvref_t<N>> && ...);
 
+// Rows in braces, {{1.0, 2.0}, {3.0, 4.0}}, which a leaf refuses with a diagnostic: of floating-point numbers, and of
+// integers for a static shape, where {{1, 2}, {3, 4}} would otherwise read as extents (1, 2) and values 3, 4 and fit
+// Shape<1, 2> with the wrong values (a shape known at run time takes its extents so). Complex values' {re, im} pairs
+// are values, not rows.
+template <class U, class T, class S>
+concept rows_in_braces = (std::floating_point<U> || (std::integral<U> && is_static_v<S>)) &&
+                         !std::is_constructible_v<T, U, U>;
+
 template <Scalar T, ShapeType S>
 class leaf_data<T, S, owning> {
  public:
@@ -91,122 +99,116 @@ class leaf_data<T, S, owning> {
                   "fusegrad::Var/Const: a shape known at run time takes its extents, then the values: "
                   "Var<double, Shape<dyn>> x({3}, {1.0, 2.0, 3.0}); a static shape takes the values alone");
   }
-  // Rows of integers too, for a static shape: read as extents and values ({{1, 2}, {3, 4}} as extents (1, 2) and
-  // values 3, 4), they would fit Shape<1, 2> with the wrong values. A shape known at run time takes its extents so.
   template <class U>
-    requires std::floating_point<U> ||(std::integral<U>&& is_static_v<S>)
-        leaf_data(std::initializer_list<std::initializer_list<U>>) requires(!std::is_constructible_v<T, U, U>) {
-      static_assert(always_false<U>,
-                    "fusegrad::Var/Const: values are listed flat, in row-major order, not as rows in braces: "
-                    "Var<double, Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}");
-    }
-    /// Two more: a std::vector (or another range), which no constructor copies, and numbers alone, as torch.zeros(3)
-    /// takes a count.
-    template <class R>
-      requires data_range<R, T>
-    explicit leaf_data(R&&) {
-      if constexpr (is_static_v<S>)
-        static_assert(
-            always_false<R>,
-            "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
-            "Var<double, Shape<3>> x; std::ranges::copy(v, x.data()); or view it without a copy: "
-            "Var<double, Shape<3>, view> x(v.data(), {v.size()})");
-      else
-        static_assert(
-            always_false<R>,
-            "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
-            "Var<double, Shape<dyn>> x({v.size()}); std::ranges::copy(v, x.data()); or view it without a "
-            "copy: Var<double, Shape<dyn>, view> x(v.data(), {v.size()})");
-    }
-    template <class... N>
-      requires numbers_for_extents<S, N...>
-    explicit leaf_data(N&&...) {
-      static_assert(
-          always_false<N...>,
-          "fusegrad::Var/Const: numbers alone are neither a size nor values; n zeros: "
-          "Var<double, Shape<dyn>> x({n}) (n a std::size_t); n values: x({n}, {1.0, 2.0, ...}); a static shape "
-          "takes its values in braces, Var<double, Shape<3>> x{1.0, 2.0, 3.0}, or none for zeros");
-    }
+  leaf_data(std::initializer_list<std::initializer_list<U>>) requires(rows_in_braces<U, T, S>) {
+    static_assert(always_false<U>,
+                  "fusegrad::Var/Const: values are listed flat, in row-major order, not as rows in braces: "
+                  "Var<double, Shape<2, 3>> x{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}");
+  }
+  /// Two more: a std::vector (or another range), which no constructor copies, and numbers alone, as torch.zeros(3)
+  /// takes a count.
+  template <class R>
+    requires data_range<R, T>
+  explicit leaf_data(R&&) {
+    if constexpr (is_static_v<S>)
+      static_assert(always_false<R>,
+                    "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
+                    "Var<double, Shape<3>> x; std::ranges::copy(v, x.data()); or view it without a copy: "
+                    "Var<double, Shape<3>, view> x(v.data(), {v.size()})");
+    else
+      static_assert(always_false<R>,
+                    "fusegrad::Var/Const: a leaf is not built from a std::vector or another range; copy it into zeros: "
+                    "Var<double, Shape<dyn>> x({v.size()}); std::ranges::copy(v, x.data()); or view it without a "
+                    "copy: Var<double, Shape<dyn>, view> x(v.data(), {v.size()})");
+  }
+  template <class... N>
+    requires numbers_for_extents<S, N...>
+  explicit leaf_data(N&&...) {
+    static_assert(always_false<N...>,
+                  "fusegrad::Var/Const: numbers alone are neither a size nor values; n zeros: "
+                  "Var<double, Shape<dyn>> x({n}) (n a std::size_t); n values: x({n}, {1.0, 2.0, ...}); a static shape "
+                  "takes its values in braces, Var<double, Shape<3>> x{1.0, 2.0, 3.0}, or none for zeros");
+  }
 
-    /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
-    explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)) {}
+  /// A scalar from its value: `Var<double, Shape<>> x(2.0);`, and what `2.0` becomes in `2.0 * x`.
+  explicit leaf_data(T value) requires(S::rank == 0) : values_(storage_t<T, S>::Constant(1, value)) {}
 
-    /// From run-time extents (checked against S) and values in row-major order.
-    leaf_data(const Extents& extents, std::initializer_list<T> values) : leaf_data(extents) {
-      if (values.size() != extents.size())
-        throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for extents " +
-                          extents.to_string() + ", which hold " + std::to_string(extents.size()));
-      std::copy(values.begin(), values.end(), values_.data());
-    }
+  /// From run-time extents (checked against S) and values in row-major order.
+  leaf_data(const Extents& extents, std::initializer_list<T> values) : leaf_data(extents) {
+    if (values.size() != extents.size())
+      throw shape_error("fusegrad: " + std::to_string(values.size()) + " values given for extents " +
+                        extents.to_string() + ", which hold " + std::to_string(extents.size()));
+    std::copy(values.begin(), values.end(), values_.data());
+  }
 
-    /// Zeros of the given run-time extents (checked against S).
-    explicit leaf_data(const Extents& extents) : extents_(extents) {
-      require_fits<S>(extents, "fusegrad leaf");
-      values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(extents.size()));
-    }
-    /// The same from extents in braces, `x({n})`. Without it, {n} would reach both Extents and, through the copy
-    /// constructor, the diagnostic for numbers alone: two user-defined conversions, an ambiguity. To an array of
-    /// extents it is a standard conversion, which wins.
-    template <std::size_t R>
-    explicit leaf_data(const std::size_t (&extents)[R]) requires(S::rank != 0)
-        : leaf_data(Extents(std::span<const std::size_t>(extents, R))) {}
+  /// Zeros of the given run-time extents (checked against S).
+  explicit leaf_data(const Extents& extents) : extents_(extents) {
+    require_fits<S>(extents, "fusegrad leaf");
+    values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(extents.size()));
+  }
+  /// The same from extents in braces, `x({n})`. Without it, {n} would reach both Extents and, through the copy
+  /// constructor, the diagnostic for numbers alone: two user-defined conversions, an ambiguity. To an array of
+  /// extents it is a standard conversion, which wins.
+  template <std::size_t R>
+  explicit leaf_data(const std::size_t (&extents)[R]) requires(S::rank != 0)
+      : leaf_data(Extents(std::span<const std::size_t>(extents, R))) {}
 
-    /// From an Eigen object, copied: a vector type for a rank-1 shape, any other matrix or
-    /// array for a rank-2 shape (eigen_extents, the rule Tensor::from follows too).
-    template <class Derived>
-    explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(eigen_extents(eigen)) {
-      static_assert(S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
-                    "fusegrad: an Eigen vector type gives a leaf of rank 1, any other Eigen matrix or array one of "
-                    "rank 2 (rows, cols); declare the leaf's shape with that rank");
-      require_fits<S>(eigen_extents(eigen), "fusegrad leaf from an Eigen object");
-      values_.resize(static_cast<Eigen::Index>(eigen.size()));
-      detail::copy_row_major(values_.data(), eigen);
-    }
+  /// From an Eigen object, copied: a vector type for a rank-1 shape, any other matrix or
+  /// array for a rank-2 shape (eigen_extents, the rule Tensor::from follows too).
+  template <class Derived>
+  explicit leaf_data(const Eigen::DenseBase<Derived>& eigen) : extents_(eigen_extents(eigen)) {
+    static_assert(S::rank == (is_eigen_vector_v<Derived> ? 1 : 2),
+                  "fusegrad: an Eigen vector type gives a leaf of rank 1, any other Eigen matrix or array one of "
+                  "rank 2 (rows, cols); declare the leaf's shape with that rank");
+    require_fits<S>(eigen_extents(eigen), "fusegrad leaf from an Eigen object");
+    values_.resize(static_cast<Eigen::Index>(eigen.size()));
+    detail::copy_row_major(values_.data(), eigen);
+  }
 
-    leaf_data(const leaf_data&) = default;
-    leaf_data& operator=(const leaf_data&) = default;
-    // A moved-from leaf stays one whose extents describe its values, so using it cannot read past them: an axis of
-    // run-time extent becomes empty, and heap values of a static shape become zeros (fixed storage is copied).
-    leaf_data(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>)
-        : values_(std::move(other.values_)), extents_(other.extents_) {
+  leaf_data(const leaf_data&) = default;
+  leaf_data& operator=(const leaf_data&) = default;
+  // A moved-from leaf stays one whose extents describe its values, so using it cannot read past them: an axis of
+  // run-time extent becomes empty, and heap values of a static shape become zeros (fixed storage is copied).
+  leaf_data(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>)
+      : values_(std::move(other.values_)), extents_(other.extents_) {
+    other.refill_after_move();
+  }
+  leaf_data& operator=(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>) {
+    if (this != &other) {
+      values_ = std::move(other.values_);
+      extents_ = other.extents_;
       other.refill_after_move();
     }
-    leaf_data& operator=(leaf_data&& other) noexcept(!is_static_v<S> || has_fixed_storage_v<T, S>) {
-      if (this != &other) {
-        values_ = std::move(other.values_);
-        extents_ = other.extents_;
-        other.refill_after_move();
-      }
-      return *this;
-    }
-    ~leaf_data() = default;
+    return *this;
+  }
+  ~leaf_data() = default;
 
-    /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
-    [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
-    [[nodiscard]] const T* data() const noexcept { return values_.data(); }
-    [[nodiscard]] T* data() noexcept { return values_.data(); }
-    /// The values, flat and row-major; writable, so an optimiser can update them in place.
-    [[nodiscard]] auto value() noexcept { return Eigen::Map<storage_t<T, S>>(values_.data(), values_.size()); }
-    [[nodiscard]] auto value() const noexcept {
-      return Eigen::Map<const storage_t<T, S>>(values_.data(), values_.size());
-    }
+  /// The leaf's extents (a reference to them where S leaves some to run time: a sweep asks often).
+  [[nodiscard]] decltype(auto) extents() const noexcept { return extents_.get(); }
+  [[nodiscard]] const T* data() const noexcept { return values_.data(); }
+  [[nodiscard]] T* data() noexcept { return values_.data(); }
+  /// The values, flat and row-major; writable, so an optimiser can update them in place.
+  [[nodiscard]] auto value() noexcept { return Eigen::Map<storage_t<T, S>>(values_.data(), values_.size()); }
+  [[nodiscard]] auto value() const noexcept {
+    return Eigen::Map<const storage_t<T, S>>(values_.data(), values_.size());
+  }
 
-   private:
-    void refill_after_move() {
-      if constexpr (has_fixed_storage_v<T, S>) {
-        return;
-      } else if constexpr (is_static_v<S>) {
-        values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>));
-      } else {
-        std::array<std::size_t, S::rank> emptied = S::extents;
-        std::ranges::replace(emptied, dyn, std::size_t{0});
-        extents_ = leaf_extents<S>(Extents(std::span<const std::size_t>(emptied)));
-        values_.resize(0);  // a move assignment may have swapped the target's old values in
-      }
+ private:
+  void refill_after_move() {
+    if constexpr (has_fixed_storage_v<T, S>) {
+      return;
+    } else if constexpr (is_static_v<S>) {
+      values_ = storage_t<T, S>::Zero(static_cast<Eigen::Index>(size_v<S>));
+    } else {
+      std::array<std::size_t, S::rank> emptied = S::extents;
+      std::ranges::replace(emptied, dyn, std::size_t{0});
+      extents_ = leaf_extents<S>(Extents(std::span<const std::size_t>(emptied)));
+      values_.resize(0);  // a move assignment may have swapped the target's old values in
     }
+  }
 
-    storage_t<T, S> values_;
-    [[no_unique_address]] leaf_extents<S> extents_;
+  storage_t<T, S> values_;
+  [[no_unique_address]] leaf_extents<S> extents_;
 };
 
 }  // namespace detail
