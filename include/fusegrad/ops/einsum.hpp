@@ -82,11 +82,14 @@ struct static_einsum {
       for (std::size_t k = 0; k < message_length; ++k) text.chars[k] = m.view()[k];
       return text;
     }();
+    // clang-format 14 would write the first enum's braces as an initializer's.
+    // clang-format off
 #if defined(__clang__)
-    enum : std::size_t{report = sizeof(einsum_error_characters<message.chars[I]...>)};
+    enum : std::size_t { report = sizeof(einsum_error_characters<message.chars[I]...>) };
 #else
     enum : std::size_t { report = sizeof(einsum_error<message>) };
 #endif
+    // clang-format on
     using type = AnyShape;  // after the one error, a shape, so that nothing else fails
   };
   using shape = typename std::conditional_t<message_length == 0, ok, failed<>>::type;
