@@ -477,34 +477,31 @@ TEST_F(SaveLoad, ABadFileChangesNothing) {
   const std::size_t last = good.rfind("heads.1.weight");
   expect_refused(good.substr(0, last) + "end\n", {"heads.1.weight", "is not in the file"});
   expect_refused(good.substr(0, good.size() - 4) + "extra double 1 1\n1p+0\nend\n", {"extra", "not in the model"});
-  std::string reshaped = good;
-  reshaped.replace(reshaped.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 2 2");
-  expect_refused(reshaped, {"heads.1.weight", "(2, 2) in the file", "(1, 4) in the model"});
-  std::string longer = good;
-  longer.replace(longer.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 1 4 5");
-  expect_refused(longer, {"heads.1.weight", "\"5\" after its 2 extents"});
-  std::string corrupt = good;
-  corrupt.replace(corrupt.find("1p+1", corrupt.find("blocks.1.scale")), 4, "1,5");
-  expect_refused(corrupt, {"blocks.1.scale", "is not a number"});
-  std::string decimal = good;  // hexadecimal digits without an exponent: 0x0.5 is 0.3125
-  decimal.replace(decimal.find("1p+1", decimal.find("blocks.1.scale")), 4, "0.5");
-  expect_refused(decimal, {"blocks.1.scale", "\"0.5\" is not a number as save writes them", "1p-1"});
-  std::string ranked = good;
-  ranked.replace(ranked.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 9 1 1 1 1 1 1 1 1 4");
-  expect_refused(ranked, {"heads.1.weight", "rank 9", "at most 8"});
-  std::string unranked = good;
-  unranked.replace(unranked.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double -2 1 4");
-  expect_refused(unranked, {"heads.1.weight", "rank \"-2\" is not a count"});
+  // The good file with heads.1.weight's header line, or blocks.1.scale's value 2 (1p+1), written otherwise.
+  const auto with_header = [&](std::string_view header) {
+    std::string text = good;
+    text.replace(text.find("heads.1.weight double 2 1 4"), 27, header);
+    return text;
+  };
+  const auto with_scale = [&](std::string_view value) {
+    std::string text = good;
+    text.replace(text.find("1p+1", text.find("blocks.1.scale")), 4, value);
+    return text;
+  };
+  expect_refused(with_header("heads.1.weight double 2 2 2"),
+                 {"heads.1.weight", "(2, 2) in the file", "(1, 4) in the model"});
+  expect_refused(with_header("heads.1.weight double 2 1 4 5"), {"heads.1.weight", "\"5\" after its 2 extents"});
+  expect_refused(with_scale("1,5"), {"blocks.1.scale", "is not a number"});
+  // Hexadecimal digits without an exponent: 0x0.5 would be 0.3125.
+  expect_refused(with_scale("0.5"), {"blocks.1.scale", "\"0.5\" is not a number as save writes them", "1p-1"});
+  expect_refused(with_header("heads.1.weight double 9 1 1 1 1 1 1 1 1 4"), {"heads.1.weight", "rank 9", "at most 8"});
+  expect_refused(with_header("heads.1.weight double -2 1 4"), {"heads.1.weight", "rank \"-2\" is not a count"});
   // A file cut anywhere after its first line and before its end line, whatever token or line the cut splits.
   for (std::size_t size = good.find('\n') + 1; size < good.size() - 4; size += 5)
     expect_refused(good.substr(0, size), {"cut short"});
   expect_refused(good + "more\n", {"text after the end line"});
-  std::string negative = good;
-  negative.replace(negative.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 -1 4");
-  expect_refused(negative, {"heads.1.weight", "extent \"-1\" is not a count"});
-  std::string huge = good;
-  huge.replace(huge.find("heads.1.weight double 2 1 4"), 27, "heads.1.weight double 2 1152921504606846976 4");
-  expect_refused(huge, {"heads.1.weight", "holds more than"});
+  expect_refused(with_header("heads.1.weight double 2 -1 4"), {"heads.1.weight", "extent \"-1\" is not a count"});
+  expect_refused(with_header("heads.1.weight double 2 1152921504606846976 4"), {"heads.1.weight", "holds more than"});
 }
 
 // A load that a later parameter's deferred value stops (its value, computed before the parameter changes, is not

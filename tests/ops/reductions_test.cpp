@@ -165,7 +165,8 @@ TYPED_TEST(Reductions, Max) {
   // to the other; a quarter of it does not.
   auto near_the_peak = fg::test::default_fd_options<T>();
   near_the_peak.step /= 4;
-  fg::test::expect_gradients_match_fd(near_the_peak, [](auto& v) { return fg::max(fg::sin(v)); }, x);
+  fg::test::expect_gradients_match_fd(
+      near_the_peak, [](auto& v) { return fg::max(fg::sin(v)); }, x);
   TypeParam::expect_gradcheck([](const auto& v) { return fg::max(fg::sin(v)); }, x);
 }
 
